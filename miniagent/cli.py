@@ -1,0 +1,68 @@
+"""``python -m miniagent``: run one task in a workspace against a chat server."""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from pathlib import Path
+
+from .loop import run_task
+from .memory import MEMORY_CHAR_LIMIT, MODES, MemoryStore, SystemPromptProvider
+from .model import ChatModel, ModelError
+from .prompt import BASE_PROMPT, read_agents_md
+from .session import Session, SessionFileError
+from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
+
+HOME = Path.home() / ".miniagent"
+
+
+def default_memory_path(workspace: Path) -> Path:
+    # One MEMORY.md per repository, kept outside it (the repo is not the agent's notebook).
+    key = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:8]
+    return HOME / "memory" / f"{workspace.resolve().name}-{key}" / "MEMORY.md"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m miniagent", description=(
+        "Run one coding task with miniagent in WORKSPACE against an OpenAI-compatible server "
+        "(llama-server, mlx_lm.server, Ollama, vLLM, ...)."))
+    p.add_argument("task", help="what the agent should do (use @FILE to read the task from a file)")
+    p.add_argument("-w", "--workspace", type=Path, default=Path("."), help="repository to work in (default: .)")
+    p.add_argument("--server", default="http://127.0.0.1:8080/v1",
+                   help="base URL of the chat API (default: %(default)s)")
+    p.add_argument("--model", default="local", help="model name sent to the server (default: %(default)s)")
+    p.add_argument("--mode", choices=MODES, default="frozen",
+                   help="when memory written this session reaches the prompt (default: %(default)s)")
+    p.add_argument("--memory", type=Path, help="MEMORY.md path (default: under ~/.miniagent/memory/)")
+    p.add_argument("--memory-limit", type=int, default=MEMORY_CHAR_LIMIT, help="memory size limit in characters")
+    p.add_argument("--session", type=Path, help="session JSONL file (default: a new file under ~/.miniagent/sessions/)")
+    p.add_argument("--fork", metavar="ENTRY_ID", help="continue the session from this earlier entry")
+    p.add_argument("--max-rounds", type=int, default=20)
+    p.add_argument("--max-tokens", type=int, default=512, help="completion limit per model call")
+    p.add_argument("--timeout", type=float, default=COMMAND_TIMEOUT, help="run_command timeout in seconds")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    task = Path(args.task[1:]).read_text(encoding="utf-8") if args.task.startswith("@") else args.task
+    try:
+        workspace = Workspace(args.workspace, command_timeout=args.timeout)
+        memory = MemoryStore(args.memory or default_memory_path(workspace.root), args.memory_limit)
+        session_path = args.session or HOME / "sessions" / time.strftime("%Y%m%d-%H%M%S.jsonl")
+        session = Session.open(session_path)
+        if session.dropped:
+            print(f"note: {session_path}: {session.dropped}; it will be kept in a .torn file", file=sys.stderr)
+        if args.fork:
+            session.fork(args.fork)
+        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, args.mode)
+        model = ChatModel(args.server, args.model, max_tokens=args.max_tokens)
+        print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
+        answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory), session=session,
+                          system_prompt=provider, max_rounds=args.max_rounds, log=print)
+    except (ModelError, ToolError, SessionFileError, KeyError, OSError) as err:
+        print(f"miniagent: error: {err}", file=sys.stderr)
+        return 1
+    print("\n" + (answer or "(no final answer)"))
+    return 0

@@ -1,0 +1,66 @@
+"""The agent loop: ask the model, run the tools it asks for, repeat.
+
+Before every model call the loop asks a system-prompt provider for the
+current system text. If it differs from the system message in the session,
+the loop replaces it and records a ``system_refresh`` entry: that is the one
+moment a memory write can change the prompt prefix.
+"""
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+from .session import Session
+from .tools import Toolbox
+
+
+class Model(Protocol):
+    def complete(self, messages: list[dict], tools: list[dict] | None = None, **params): ...
+
+
+def sync_system_prompt(session: Session, text: str) -> bool:
+    """Make the session's system message equal ``text``; True if it changed."""
+    messages = session.messages()
+    if not messages or messages[0]["role"] != "system":
+        session.append("system", content=text)
+        return True
+    if messages[0]["content"] != text:
+        session.append("system_refresh", content=text)
+        return True
+    return False
+
+
+def run_task(task: str, *, model: Model, toolbox: Toolbox, session: Session,
+             system_prompt: Callable[[], str], max_rounds: int = 20,
+             log: Callable[[str], None] = lambda line: None) -> str:
+    """Work on ``task`` until the model answers without tool calls; return that answer."""
+    sync_system_prompt(session, system_prompt())
+    session.append("message", message={"role": "user", "content": task})
+    for round_no in range(1, max_rounds + 1):
+        if sync_system_prompt(session, system_prompt()):
+            log(f"round {round_no}: system prompt refreshed from disk")
+        reply = model.complete(session.messages(), toolbox.definitions)
+        session.append("model_call", round=round_no, request=reply.request, response=reply.response)
+        session.append("message", message=reply.message)
+        log(f"round {round_no}: {describe_usage(reply.response)}")
+        calls = reply.message.get("tool_calls") or []
+        if not calls:
+            return reply.message["content"]
+        for call in calls:
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            result = toolbox.call(name, arguments)
+            log(f"  {name}({short(arguments)}) -> {short(result)}")
+            session.append("message", message={"role": "tool", "tool_call_id": call["id"], "content": result})
+    log(f"stopped: no final answer after {max_rounds} rounds")
+    return ""
+
+
+def describe_usage(response: dict) -> str:
+    usage = response.get("usage") or {}
+    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+    cached_text = "not reported" if cached is None else str(cached)
+    return f"prompt {usage.get('prompt_tokens', '?')} tokens, cached {cached_text}"
+
+
+def short(text: str, width: int = 70) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,118 @@
+"""Memory the agent writes itself, and when it reaches the system prompt.
+
+MEMORY.md lives outside the repository (it belongs to the agent, not to the
+project). Notes are appended by the ``remember`` tool and are on disk at once.
+When they enter the system prompt is a separate choice, the ``mode``:
+
+- ``refresh``: the prompt is rebuilt from disk before every model call, so a
+  note is in the very next request (and the prompt prefix changes mid-session);
+- ``frozen``: the memory is read once when the session starts; notes written
+  during the session reach the prompt in the next session.
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from .prompt import SystemPrompt
+
+# Hermes Agent's default budget for its MEMORY.md, in characters:
+# NousResearch/hermes-agent@88d1d6206f399c134d1f4c0b7db27733aaa3c50c:hermes_cli/config.py:2045-2068
+MEMORY_CHAR_LIMIT = 2200
+# A line holding only "§" separates entries, as in Hermes (tools/memory_tool.py:59 at the same commit).
+# Notes may span lines; a note that itself contains such a line is refused.
+ENTRY_DELIMITER = "\n§\n"
+MODES = ("refresh", "frozen")
+
+
+class NoteRefused(ValueError):
+    """A note was not saved; the message says why. The file is unchanged."""
+
+
+class MemoryStore:
+    def __init__(self, path: Path | str, char_limit: int = MEMORY_CHAR_LIMIT):
+        self.path = Path(path)
+        self.char_limit = char_limit
+
+    def entries(self) -> list[str]:
+        if not self.path.exists():
+            return []
+        text = self.path.read_text(encoding="utf-8").strip("\n")
+        return [e for e in text.split(ENTRY_DELIMITER) if e.strip()] if text else []
+
+    def text(self) -> str:
+        """The memory exactly as it is injected into the prompt."""
+        return ENTRY_DELIMITER.join(self.entries())
+
+    def add(self, note: str) -> str:
+        """Append one note and return the message the model sees."""
+        note = note.strip()
+        if not note:
+            raise NoteRefused("The note is empty; nothing was saved.")
+        if ENTRY_DELIMITER.strip() in note.splitlines():
+            raise NoteRefused("A note may not contain a line holding only '§' (it separates entries).")
+        with self._locked():
+            # Re-read under the lock: another process may have written since we last looked.
+            entries = self.entries()
+            if note in entries:
+                return f"Already in memory; nothing changed ({len(self.text())}/{self.char_limit} chars)."
+            new_text = ENTRY_DELIMITER.join(entries + [note])
+            if len(new_text) > self.char_limit:
+                used = len(ENTRY_DELIMITER.join(entries))
+                raise NoteRefused(
+                    f"Memory is full: this note has {len(note)} chars, memory uses {used}/{self.char_limit}, "
+                    f"and saving would make it {len(new_text)}. Nothing was saved. "
+                    "Shorten the note or keep only what later sessions really need."
+                )
+            self._write_atomically(new_text + "\n")
+        return f"Saved to MEMORY.md ({len(new_text)}/{self.char_limit} chars)."
+
+    @contextmanager
+    def _locked(self):
+        # One lock file beside MEMORY.md serialises writers across processes.
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(self.path.name + ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def _write_atomically(self, text: str) -> None:
+        # Write a temp file in the same directory, fsync it, then rename over the
+        # old file: a reader sees the old or the new memory, never half of it.
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".MEMORY.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        dir_fd = os.open(self.path.parent, os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)  # make the rename itself durable
+        finally:
+            os.close(dir_fd)
+
+
+class SystemPromptProvider:
+    """Answers "what is the system prompt now?" before every model call."""
+
+    def __init__(self, base: str, agents_md: str, memory: MemoryStore, mode: str):
+        if mode not in MODES:
+            raise ValueError(f"unknown memory mode {mode!r}; choose one of {', '.join(MODES)}")
+        self.base, self.agents_md, self.memory, self.mode = base.strip(), agents_md.strip(), memory, mode
+        self.snapshot = memory.text()  # taken at session start; only `frozen` keeps using it
+
+    def current(self) -> SystemPrompt:
+        memory = self.snapshot if self.mode == "frozen" else self.memory.text()
+        return SystemPrompt(self.base, self.agents_md, memory)
+
+    def __call__(self) -> str:
+        return self.current().text

@@ -1,0 +1,58 @@
+"""The system prompt: three blocks in a fixed order.
+
+1. the base prompt (ours, the same for every repository),
+2. the repository's AGENTS.md (written by people, changes rarely),
+3. ``# Memory from previous sessions`` (written by the agent itself).
+
+The block most likely to change goes last, so a change there leaves the
+first two blocks as a reusable prefix for the server's prompt cache.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+BASE_PROMPT = """\
+You are miniagent, a small coding agent working inside one repository.
+Use the tools to look at files and run commands before you answer; do not guess.
+Keep changes small and explain what you did in a short final answer.
+When you learn something that later sessions will need (how to run the tests,
+a convention of this repository), save it with the `remember` tool."""
+
+AGENTS_HEADER = "# Repository instructions (AGENTS.md)"
+MEMORY_HEADER = "# Memory from previous sessions"
+EMPTY_MEMORY = "(nothing saved yet)"
+
+
+@dataclass(frozen=True)
+class SystemPrompt:
+    """The three blocks, kept apart so tools can tell where each one starts."""
+
+    base: str
+    agents_md: str
+    memory: str
+
+    def blocks(self) -> list[tuple[str, str]]:
+        """(name, text) pairs in prompt order. Each block carries its own leading
+        blank line, so ``"".join`` of the texts is exactly ``self.text`` and a
+        tool can find where every block starts."""
+        out = [("base", self.base)]
+        if self.agents_md:
+            out.append(("agents_md", f"\n\n{AGENTS_HEADER}\n\n{self.agents_md}"))
+        out.append(("memory_header", f"\n\n{MEMORY_HEADER}\n\n"))
+        out.append(("memory_body", self.memory or EMPTY_MEMORY))
+        return out
+
+    @property
+    def text(self) -> str:
+        return "".join(text for _, text in self.blocks())
+
+
+def read_agents_md(workspace: Path) -> str:
+    """The repository's AGENTS.md, or an empty string when it has none."""
+    path = Path(workspace) / "AGENTS.md"
+    return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+
+
+def build_system_prompt(base: str, agents_md: str, memory: str) -> str:
+    return SystemPrompt(base.strip(), agents_md.strip(), memory.strip()).text

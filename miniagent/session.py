@@ -1,0 +1,133 @@
+"""A session is a tree of entries in an append-only JSONL file.
+
+Every entry has an ``id`` and the ``parentId`` of the entry before it. The
+conversation the model sees is one path from the root to a leaf. Forking from
+an earlier entry just moves the leaf there: the next entry gets that parent,
+and nothing already written is changed.
+
+Entry types: ``system`` (the prompt at session start), ``system_refresh``
+(the prompt was replaced mid-session), ``message`` (user, assistant or tool
+message in OpenAI chat format) and ``model_call`` (the exact request and raw
+response of one call, for replaying it offline).
+"""
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class SessionFileError(ValueError):
+    """The session file cannot be read; the message names the file and line."""
+
+
+@dataclass
+class Dropped:
+    """An incomplete last line, found on load and kept aside, never silently lost."""
+
+    line: int
+    offset: int  # byte offset where the torn line starts
+    data: bytes
+
+    def __str__(self) -> str:
+        return f"dropped an incomplete last line (line {self.line}, {len(self.data)} bytes at byte {self.offset})"
+
+
+class Session:
+    def __init__(self, path: Path | str, entries: list[dict] | None = None, dropped: Dropped | None = None):
+        self.path = Path(path)
+        self.entries: list[dict] = entries or []
+        self.by_id = {e["id"]: e for e in self.entries}
+        self.leaf: str | None = self.entries[-1]["id"] if self.entries else None
+        self.dropped = dropped
+
+    # -- loading -------------------------------------------------------------
+    @classmethod
+    def open(cls, path: Path | str) -> "Session":
+        """Load a session file (or start a new one if it does not exist)."""
+        path = Path(path)
+        if not path.exists():
+            return cls(path)
+        raw = path.read_bytes()
+        entries, seen, offset, dropped = [], set(), 0, None
+        lines = raw.split(b"\n")
+        for number, line in enumerate(lines, start=1):
+            is_last = number == len(lines)
+            if line.strip():
+                try:
+                    entry = json.loads(line)
+                    if not isinstance(entry, dict) or "id" not in entry or "parentId" not in entry:
+                        raise ValueError("entry needs 'id' and 'parentId'")
+                    if entry["parentId"] is not None and entry["parentId"] not in seen:
+                        raise ValueError(f"parentId {entry['parentId']!r} is not an earlier entry")
+                    entries.append(entry)
+                    seen.add(entry["id"])
+                except ValueError as err:
+                    if is_last:  # a write that was cut off: keep what is complete
+                        dropped = Dropped(number, offset, line)
+                    else:
+                        raise SessionFileError(f"{path}:{number}: not a valid session entry ({err})") from None
+            offset += len(line) + 1
+        return cls(path, entries, dropped)
+
+    # -- writing -------------------------------------------------------------
+    def append(self, type_: str, **payload) -> dict:
+        entry = {"id": uuid.uuid4().hex[:12], "parentId": self.leaf, "type": type_, **payload}
+        if self.dropped:
+            self._set_aside_torn_tail()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        if self._ends_without_newline():
+            line = "\n" + line  # the last entry is complete but its newline was lost
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+        self.entries.append(entry)
+        self.by_id[entry["id"]] = entry
+        self.leaf = entry["id"]
+        return entry
+
+    def _ends_without_newline(self) -> bool:
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return False
+        with open(self.path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            return f.read(1) != b"\n"
+
+    def _set_aside_torn_tail(self) -> None:
+        # Save the torn bytes next to the file before cutting them off, so an
+        # append never glues a new entry onto half an old one.
+        aside = self.path.with_name(f"{self.path.name}.torn-{self.dropped.offset}")
+        aside.write_bytes(self.dropped.data)
+        with open(self.path, "r+b") as f:
+            f.truncate(self.dropped.offset)
+        self.dropped = None
+
+    def fork(self, entry_id: str) -> None:
+        """Continue from an earlier entry: the next append becomes its child."""
+        if entry_id not in self.by_id:
+            raise KeyError(f"no entry {entry_id!r} in {self.path}")
+        self.leaf = entry_id
+
+    # -- reading the tree ----------------------------------------------------
+    def path_to(self, entry_id: str | None = None) -> list[dict]:
+        """Entries from the root to ``entry_id`` (default: the current leaf)."""
+        out, current = [], entry_id or self.leaf
+        while current is not None:
+            entry = self.by_id[current]
+            out.append(entry)
+            current = entry["parentId"]
+        return out[::-1]
+
+    def messages(self, entry_id: str | None = None) -> list[dict]:
+        """The chat messages on the path: the latest system text first, then the rest."""
+        system, chat = None, []
+        for entry in self.path_to(entry_id):
+            if entry["type"] in ("system", "system_refresh"):
+                system = entry["content"]
+            elif entry["type"] == "message":
+                chat.append(entry["message"])
+        return ([{"role": "system", "content": system}] if system is not None else []) + chat

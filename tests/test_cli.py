@@ -1,0 +1,41 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from miniagent.cli import main
+from miniagent.session import Session
+
+from fake_server import FakeChatServer, completion
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_help_works_as_a_module():
+    out = subprocess.run([sys.executable, "-m", "miniagent", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and "--mode {refresh,frozen}" in out.stdout
+
+
+def test_runs_a_task_end_to_end_with_progress(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "AGENTS.md").write_text("Reply in one line.")
+    call = {"id": "c1", "type": "function", "function": {"name": "remember", "arguments": json.dumps({"note": "n1"})}}
+    replies = [(200, completion({"role": "assistant", "content": None, "tool_calls": [call]})),
+               (200, completion({"role": "assistant", "content": "all done"}))]
+    with FakeChatServer(replies) as srv:
+        code = main(["fix", "-w", str(repo), "--server", srv.url, "--mode", "refresh",
+                     "--memory", str(tmp_path / "m" / "MEMORY.md"), "--session", str(tmp_path / "s.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0 and "all done" in out
+    assert "round 1: prompt 74 tokens, cached 73" in out and "system prompt refreshed" in out
+    assert (tmp_path / "m" / "MEMORY.md").read_text() == "n1\n"
+    types = [e["type"] for e in Session.open(tmp_path / "s.jsonl").entries]
+    assert types.count("model_call") == 2 and "system_refresh" in types
+    assert "Reply in one line." in json.loads(srv.received[0])["messages"][0]["content"]
+
+
+def test_server_down_exits_with_a_message(tmp_path, capsys):
+    code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
+                 "--memory", str(tmp_path / "M.md"), "--session", str(tmp_path / "s.jsonl")])
+    assert code == 1 and "cannot reach the model server" in capsys.readouterr().err

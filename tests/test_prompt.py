@@ -1,0 +1,21 @@
+from miniagent.prompt import BASE_PROMPT, EMPTY_MEMORY, MEMORY_HEADER, SystemPrompt, build_system_prompt, read_agents_md
+
+
+def test_three_blocks_in_fixed_order_and_join_to_the_text():
+    prompt = SystemPrompt("base text", "Use tabs.", "- tests: make check")
+    names = [name for name, _ in prompt.blocks()]
+    assert names == ["base", "agents_md", "memory_header", "memory_body"]
+    assert "".join(text for _, text in prompt.blocks()) == prompt.text
+    assert prompt.text.index("base text") < prompt.text.index("Use tabs.") < prompt.text.index(MEMORY_HEADER)
+    assert prompt.text.endswith("- tests: make check")
+
+
+def test_empty_memory_keeps_the_header_so_the_layout_never_moves():
+    text = build_system_prompt(BASE_PROMPT, "", "")
+    assert MEMORY_HEADER in text and text.endswith(EMPTY_MEMORY)
+
+
+def test_agents_md_is_read_from_the_workspace(tmp_path):
+    assert read_agents_md(tmp_path) == ""
+    (tmp_path / "AGENTS.md").write_text("Answer in JSON.\n")
+    assert read_agents_md(tmp_path) == "Answer in JSON."

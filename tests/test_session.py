@@ -1,0 +1,96 @@
+import json
+
+import pytest
+
+from miniagent.session import Session, SessionFileError
+
+
+def _user(session, text):
+    return session.append("message", message={"role": "user", "content": text})
+
+
+def test_entries_form_a_chain_and_survive_reload(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
+    a = _user(s, "a")
+    b = _user(s, "b")
+    assert b["parentId"] == a["id"]
+    again = Session.open(s.path)
+    assert [e["id"] for e in again.path_to()] == [e["id"] for e in s.entries]
+    assert again.messages() == [{"role": "system", "content": "sys"},
+                                {"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
+
+
+def test_fork_from_an_earlier_entry_branches_without_rewriting(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
+    a = _user(s, "a")
+    _user(s, "b on the first branch")
+    before = s.path.read_bytes()
+    s.fork(a["id"])
+    c = _user(s, "c on the second branch")
+    assert s.path.read_bytes().startswith(before)  # append-only
+    assert c["parentId"] == a["id"]
+    assert [m["content"] for m in s.messages()] == ["sys", "a", "c on the second branch"]
+    # The first branch is still there, reachable from its own leaf.
+    first_leaf = [e for e in s.entries if e.get("message", {}).get("content") == "b on the first branch"][0]
+    assert [m["content"] for m in s.messages(first_leaf["id"])] == ["sys", "a", "b on the first branch"]
+    reloaded = Session.open(s.path)
+    assert [m["content"] for m in reloaded.messages()] == ["sys", "a", "c on the second branch"]
+
+
+def test_fork_from_an_unknown_entry_is_a_clear_error(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    with pytest.raises(KeyError, match="no entry 'nope'"):
+        s.fork("nope")
+
+
+def test_system_refresh_replaces_the_system_message(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="v1")
+    _user(s, "hi")
+    s.append("system_refresh", content="v2")
+    assert s.messages()[0] == {"role": "system", "content": "v2"}
+
+
+def test_a_torn_last_line_is_dropped_reported_and_kept_aside(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
+    _user(s, "complete")
+    whole = s.path.read_bytes()
+    torn = b'{"id": "x", "parentId": "y", "type": "mess'
+    s.path.write_bytes(whole + torn)
+    loaded = Session.open(s.path)
+    assert [m["content"] for m in loaded.messages()] == ["sys", "complete"]
+    assert loaded.dropped.line == 3 and loaded.dropped.data == torn
+    assert "incomplete last line (line 3" in str(loaded.dropped)
+    assert s.path.read_bytes() == whole + torn  # loading changes nothing
+    _user(loaded, "after recovery")
+    assert (tmp_path / f"s.jsonl.torn-{len(whole)}").read_bytes() == torn
+    assert [m["content"] for m in Session.open(s.path).messages()] == ["sys", "complete", "after recovery"]
+
+
+def test_a_complete_last_line_without_newline_is_kept(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
+    s.path.write_bytes(s.path.read_bytes().rstrip(b"\n"))
+    loaded = Session.open(s.path)
+    assert loaded.dropped is None
+    _user(loaded, "next")
+    assert len(Session.open(s.path).entries) == 2
+
+
+def test_a_corrupt_line_in_the_middle_names_file_and_line(tmp_path):
+    path = tmp_path / "s.jsonl"
+    good = json.dumps({"id": "a", "parentId": None, "type": "system", "content": "x"})
+    path.write_text(good + "\nnot json\n" + good.replace('"a"', '"b"') + "\n")
+    with pytest.raises(SessionFileError, match=r"s\.jsonl:2: not a valid session entry"):
+        Session.open(path)
+
+
+def test_a_dangling_parent_is_refused(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"id": "a", "parentId": "ghost", "type": "system", "content": "x"}) + "\n"
+                    + json.dumps({"id": "b", "parentId": "a", "type": "system", "content": "x"}) + "\n")
+    with pytest.raises(SessionFileError, match="parentId 'ghost' is not an earlier entry"):
+        Session.open(path)

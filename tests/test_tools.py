@@ -1,0 +1,82 @@
+import json
+import os
+
+import pytest
+
+from miniagent.memory import MemoryStore
+from miniagent.tools import OUTPUT_LIMIT, Toolbox, ToolError, Workspace, cap
+
+
+@pytest.fixture
+def ws(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "app.py").write_text("print('hi')\n")
+    return Workspace(root, command_timeout=2)
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../outside.txt", "sub/../../x", "a/../b"])
+def test_paths_that_escape_are_refused(ws, path):
+    with pytest.raises(ToolError):
+        ws.resolve(path)
+
+
+def test_symlink_leading_outside_is_refused(ws, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret")
+    os.symlink(secret, ws.root / "link.txt")
+    os.symlink(tmp_path, ws.root / "linkdir")
+    with pytest.raises(ToolError, match="outside the workspace"):
+        ws.read_file("link.txt")
+    with pytest.raises(ToolError, match="outside the workspace"):
+        ws.write_file("linkdir/new.txt", "x")
+    assert not (tmp_path / "new.txt").exists()
+
+
+def test_symlink_inside_the_workspace_is_fine(ws):
+    os.symlink(ws.root / "app.py", ws.root / "alias.py")
+    assert ws.read_file("alias.py") == "print('hi')\n"
+
+
+def test_read_write_edit_list(ws):
+    ws.write_file("pkg/mod.py", "x = 1\n")
+    assert ws.edit_file("pkg/mod.py", "x = 1", "x = 2") == "Edited pkg/mod.py."
+    assert ws.read_file("pkg/mod.py") == "x = 2\n"
+    assert ws.list_files(".").splitlines() == ["app.py", "pkg/mod.py"]
+    with pytest.raises(ToolError, match="occurs 0 times"):
+        ws.edit_file("pkg/mod.py", "nope", "y")
+
+
+def test_command_timeout_kills_the_command(ws):
+    out = ws.run_command("echo started; sleep 30; echo never")
+    assert "started" in out and "never" not in out and "timed out after 2 s" in out
+
+
+def test_command_runs_in_the_workspace_and_reports_exit_code(ws):
+    out = ws.run_command("ls; exit 3")
+    assert "app.py" in out and "[exit code 3]" in out
+
+
+def test_huge_output_is_capped(ws):
+    out = ws.run_command("python3 -c \"print('x' * 100000)\"")
+    assert len(out) < OUTPUT_LIMIT + 100 and "characters cut" in out
+    assert cap("short") == "short"
+
+
+def test_toolbox_turns_failures_into_messages(ws, tmp_path):
+    box = Toolbox(ws, MemoryStore(tmp_path / "mem" / "MEMORY.md", char_limit=30))
+    assert box.call("read_file", json.dumps({"path": "../x"})).startswith("error: '..' is not allowed")
+    assert box.call("read_file", "{not json").startswith("error: arguments are not valid JSON")
+    assert box.call("read_file", json.dumps({"file": "app.py"})).startswith("error: bad arguments for read_file")
+    assert "unknown tool 'rm_rf'" in box.call("rm_rf", "{}")
+    assert box.call("remember", json.dumps({"note": "short note"})).startswith("Saved to MEMORY.md")
+    assert box.call("remember", json.dumps({"note": "a much longer note that will not fit"})).startswith(
+        "error: Memory is full")
+
+
+def test_tool_definitions_are_valid_openai_functions(ws, tmp_path):
+    box = Toolbox(ws, MemoryStore(tmp_path / "MEMORY.md"))
+    names = [d["function"]["name"] for d in box.definitions]
+    assert names == ["list_files", "read_file", "write_file", "edit_file", "run_command", "remember"]
+    for d in box.definitions:
+        assert d["type"] == "function" and d["function"]["parameters"]["type"] == "object"
