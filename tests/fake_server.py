@@ -10,14 +10,18 @@ class FakeChatServer:
     """Answers /v1/chat/completions with the next scripted (status, body) pair."""
 
     def __init__(self, replies):
-        self.replies = list(replies)
+        # A list of (status, body) pairs, or a function of the request body giving one.
+        self.replies = replies if callable(replies) else list(replies)
         self.received: list[bytes] = []
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 outer.received.append(self.rfile.read(int(self.headers["Content-Length"])))
-                status, body = outer.replies.pop(0) if outer.replies else (500, {"error": "no more replies"})
+                if callable(outer.replies):
+                    status, body = outer.replies(json.loads(outer.received[-1]))
+                else:
+                    status, body = outer.replies.pop(0) if outer.replies else (500, {"error": "no more replies"})
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -1,0 +1,61 @@
+"""A scripted policy: real requests to a real server, assistant turns from a script.
+
+SmolLM2-135M cannot drive a coding task, so for the controlled runs the
+*choices* come from ``data/t10/script.yml``. Every request still goes to the
+real server and its answer (usage, cached tokens, timings) is recorded; only
+the assistant message appended to the history is the script's. Both groups
+use the same script, so they differ in one variable: when memory reaches the prompt.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import yaml
+
+from miniagent.model import ChatModel, ModelReply
+
+T10_DIR = Path(__file__).resolve().parent.parent / "data" / "t10"
+
+
+def load_script(path: Path = T10_DIR / "script.yml") -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def load_tasks(path: Path = T10_DIR / "tasks.yml") -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def scripted_message(turn: dict, call_id: str) -> dict:
+    """The assistant message for one script turn, in OpenAI chat format."""
+    if "answer" in turn:
+        return {"role": "assistant", "content": turn["answer"]}
+    arguments = json.dumps(turn["args"], ensure_ascii=False)
+    return {"role": "assistant", "content": turn.get("say", ""),
+            "tool_calls": [{"id": call_id, "type": "function",
+                            "function": {"name": turn["tool"], "arguments": arguments}}]}
+
+
+class ScriptedPolicy:
+    """Looks like a model to miniagent's loop; sends each request, answers from the script."""
+
+    def __init__(self, model: ChatModel, turns: list[dict], call_prefix: str, clock, **params):
+        self.model, self.turns, self.call_prefix, self.clock = model, list(turns), call_prefix, clock
+        # One generated token is enough: we need the server's prompt accounting, not its text.
+        self.params = {"max_tokens": 1, "temperature": 0, **params}
+        self.sent_at: list[float] = []
+
+    def complete(self, messages, tools=None, **params) -> ModelReply:
+        if not self.turns:
+            raise RuntimeError("the script has no turn left for this request")
+        self.sent_at.append(self.clock())
+        reply = self.model.complete(messages, tools, **{**self.params, **params})
+        number = len(self.sent_at)
+        return ModelReply(scripted_message(self.turns.pop(0), f"{self.call_prefix}_{number}"),
+                          reply.request, reply.response)
+
+
+def monotonic_clock():
+    start = time.monotonic()
+    return lambda: round(time.monotonic() - start, 3)

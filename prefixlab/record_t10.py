@@ -1,0 +1,229 @@
+"""Record the T10 experiment with miniagent against a real server.
+
+    python -m prefixlab.record_t10 data/recordings/t10-smollm2-llamacpp
+
+What it records (all with the scripted policy, every request sent to the server):
+
+- main: groups ``refresh`` and ``frozen``, day 1 then day 2, each group on its own fresh
+  copy of ``data/t10/repo`` and its own MEMORY.md (order: refresh d1, refresh d2, frozen d1, frozen d2);
+- fork: frozen day 1 continued from the entry after round 3 with another user message;
+- counterfactual k = 1..N-1: frozen day 1's requests resent with the system prompt that a
+  refresh right after round k would have produced (rounds after k carry the note); with a
+  server we launch, each k gets a fresh server (a new *epoch*: empty cache).
+
+With ``--server-url`` it talks to a server you started yourself (mlx_lm.server, Ollama,
+vLLM, another llama-server): nothing is restarted, so the counterfactuals share one cache.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from miniagent.loop import run_task
+from miniagent.memory import MemoryStore, SystemPromptProvider
+from miniagent.model import ChatModel, ModelError
+from miniagent.prompt import BASE_PROMPT, SystemPrompt, read_agents_md
+from miniagent.session import Session
+from miniagent.tools import Toolbox, Workspace
+
+from .policy import T10_DIR, ScriptedPolicy, load_script, load_tasks, monotonic_clock
+from .recording import FORMAT, write_manifest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_TOKENIZER = REPO_ROOT / "data" / "tokenizers" / "smollm2-135m-instruct.tokenizer.json"
+DEFAULT_TEMPLATE = REPO_ROOT / "data" / "templates" / "qwen3-chat-template.jinja"
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class Recorder:
+    """Runs the sessions, keeps the global order of requests, writes the manifest as it goes."""
+
+    def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):
+        self.out, self.connect, self.restart, self.log = out, connect, restart, log
+        self.model_name = model_name
+        self.clock = monotonic_clock()
+        self.epoch = 0
+        self.work = Path(tempfile.mkdtemp(prefix="t10-"))
+        self.manifest = {"format": FORMAT, "status": "recording", "experiment": "T10", "policy": "scripted",
+                         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                         "provenance": provenance, "sessions": [], "order": []}
+        self.script, self.tasks = load_script(), load_tasks()
+
+    def model(self) -> ChatModel:
+        # Retries with backoff for a busy or restarting server, then a clear ModelError.
+        return ChatModel(self.connect(), self.model_name, max_retries=5, timeout=300)
+
+    def fresh_copy(self, name: str) -> tuple[Workspace, MemoryStore]:
+        root = self.work / name
+        shutil.copytree(T10_DIR / "repo", root / "repo")
+        return Workspace(root / "repo"), MemoryStore(root / "home" / "MEMORY.md")
+
+    def _register(self, info: dict, session: Session, first_new: int, policy: ScriptedPolicy) -> None:
+        calls = [e for e in session.entries[first_new:] if e["type"] == "model_call"]
+        assert len(calls) == len(policy.sent_at), "every request must map to one model_call entry"
+        info["leaf"] = session.leaf
+        self.manifest["sessions"].append(info)
+        for entry, t in zip(calls, policy.sent_at):
+            self.manifest["order"].append({"session": info["id"], "call": entry["id"], "epoch": self.epoch, "t": t})
+        write_manifest(self.out, self.manifest)
+        summary = ", ".join(f"{e['response']['usage']['prompt_tokens']}/"
+                            f"{(e['response']['usage'].get('prompt_tokens_details') or {}).get('cached_tokens', '-')}"
+                            for e in calls)
+        self.log(f"  {info['id']}: {len(calls)} requests (prompt/cached: {summary})")
+
+    def run_day(self, group: str, day: int, workspace: Workspace, memory: MemoryStore) -> Session:
+        sid = f"{group}-day{day}"
+        session = Session.open(self.out / f"{sid}.jsonl")
+        policy = ScriptedPolicy(self.model(), self.script[f"day{day}"], f"call_{sid}", self.clock)
+        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, group)
+        run_task(self.tasks[f"day{day}"].strip(), model=policy, toolbox=Toolbox(workspace, memory),
+                 session=session, system_prompt=provider, max_rounds=len(self.script[f"day{day}"]))
+        self._register({"id": sid, "file": f"{sid}.jsonl", "group": group, "day": day, "kind": "main"},
+                       session, 0, policy)
+        return session
+
+    def run_fork(self, day1: Session, group: str) -> None:
+        fork = self.script["fork"]
+        calls = [e for e in day1.path_to() if e["type"] == "model_call"]
+        # Branch at the last entry of round `after_round` (its tool result), before the next call.
+        path = day1.path_to()
+        branch_at = path[path.index(calls[fork["after_round"]]) - 1]["id"]
+        workspace, memory = self.fresh_copy(f"{group}-fork")  # rounds 1..3 changed no file
+        day1.fork(branch_at)
+        first_new = len(day1.entries)
+        sid = f"{group}-day1-fork"
+        policy = ScriptedPolicy(self.model(), fork["turns"], f"call_{sid}", self.clock)
+        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, group)
+        run_task(fork["user"], model=policy, toolbox=Toolbox(workspace, memory), session=day1,
+                 system_prompt=provider, max_rounds=len(fork["turns"]))
+        self._register({"id": sid, "file": day1.path.name, "group": group, "day": 1, "kind": "fork",
+                        "forked_from": {"session": f"{group}-day1", "entry": branch_at,
+                                        "after_round": fork["after_round"]}}, day1, first_new, policy)
+
+    def run_counterfactual(self, history: list[dict], note_system: str, k: int) -> None:
+        """Resend the requests on ``history`` (a session path); from round k+1 on with ``note_system``."""
+        sid = f"counterfactual-k{k}"
+        session = Session.open(self.out / f"{sid}.jsonl")
+        model = self.model()
+        sent_at = []
+        calls = [e for e in history if e["type"] == "model_call"]
+        session.append("system", content=calls[0]["request"]["messages"][0]["content"])
+        for entry in calls:
+            request = json.loads(json.dumps(entry["request"]))
+            messages, tools = request.pop("messages"), request.pop("tools", None)
+            if entry["round"] > k:
+                if entry["round"] == k + 1:
+                    session.append("system_refresh", content=note_system)
+                messages[0] = {"role": "system", "content": note_system}
+            request.pop("model", None)
+            sent_at.append(self.clock())
+            reply = model.complete(messages, tools, **request)
+            session.append("model_call", round=entry["round"], request=reply.request, response=reply.response)
+        policy = type("Sent", (), {"sent_at": sent_at})()
+        self._register({"id": sid, "file": f"{sid}.jsonl", "group": "refresh", "day": 1,
+                        "kind": "counterfactual", "k": k}, session, 0, policy)
+
+    def record(self, counterfactuals: bool = True) -> dict:
+        self.log(f"recording T10 into {self.out} (epoch {self.epoch})")
+        days = {}
+        for group in ("refresh", "frozen"):
+            workspace, memory = self.fresh_copy(group)
+            days[group] = self.run_day(group, 1, workspace, memory)
+            self.run_day(group, 2, workspace, memory)
+        frozen_day1 = days["frozen"].path_to()  # before the fork moves the session's leaf
+        self.run_fork(days["frozen"], "frozen")
+        if counterfactuals:
+            note = MemoryStore(self.work / "frozen" / "home" / "MEMORY.md").text()
+            agents = read_agents_md(self.work / "frozen" / "repo")
+            note_system = SystemPrompt(BASE_PROMPT, agents, note).text
+            rounds = [e["round"] for e in frozen_day1 if e["type"] == "model_call"]
+            for k in range(1, len(rounds)):
+                self.epoch = self.restart(self.epoch)
+                self.log(f"counterfactual k={k} (epoch {self.epoch})")
+                self.run_counterfactual(frozen_day1, note_system, k)
+        self.manifest["status"] = "complete"
+        write_manifest(self.out, self.manifest)
+        shutil.rmtree(self.work, ignore_errors=True)
+        return self.manifest
+
+    def fail(self, err: Exception) -> None:
+        self.manifest["status"] = "incomplete"
+        self.manifest["error"] = f"{type(err).__name__}: {err}"
+        write_manifest(self.out, self.manifest)
+
+
+def base_provenance(template: Path, tokenizer: Path) -> dict:
+    return {
+        "chat_template": {"path": str(template.relative_to(REPO_ROOT)) if template.is_relative_to(REPO_ROOT)
+                          else template.name, "sha256": sha256_of(template),
+                          "text": template.read_text(encoding="utf-8")},
+        "tokenizer": {"path": str(tokenizer.relative_to(REPO_ROOT)) if tokenizer.is_relative_to(REPO_ROOT)
+                      else tokenizer.name, "sha256": sha256_of(tokenizer) if tokenizer.exists() else "missing"},
+        "recorder": {"python": platform.python_version(), "platform": platform.platform(terse=True),
+                     "command": "python -m prefixlab.record_t10 " + " ".join(sys.argv[1:])},
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m prefixlab.record_t10", description=__doc__.split("\n\n")[0])
+    p.add_argument("out", type=Path, help="recording directory to create (must not exist)")
+    p.add_argument("--server-url", help="use a server you started (base URL ending in /v1); default: launch llama-server")
+    p.add_argument("--model", default="local", help="model name for --server-url (default: %(default)s)")
+    p.add_argument("--tokenizer", type=Path, default=DEFAULT_TOKENIZER,
+                   help="tokenizer.json of the served model, for the offline check")
+    p.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help="chat template the server renders with")
+    p.add_argument("--port", type=int, default=0, help="port for the launched server (default: a free one)")
+    p.add_argument("--no-counterfactuals", action="store_true")
+    args = p.parse_args(argv)
+    if args.out.exists():
+        p.error(f"{args.out} exists; choose a new directory (recordings are never overwritten)")
+    provenance = base_provenance(args.template.resolve(), args.tokenizer.resolve())
+
+    if args.server_url:
+        provenance["server"] = {"kind": "external", "url_host": args.server_url.split("/")[2],
+                                "flags": [], "restarts": False}
+        provenance["model"] = {"name": args.model}
+        recorder = Recorder(args.out, lambda: args.server_url, lambda epoch: epoch, provenance, args.model)
+        server = None
+    else:
+        from .server import LlamaServer, free_port
+
+        server = LlamaServer(port=args.port or free_port(), chat_template=args.template).start()
+        srv_prov = server.provenance()
+        provenance["server"] = {"kind": "llama-server", "restarts": True, **srv_prov.get("server", srv_prov)}
+        provenance["server"].setdefault("flags", server.argv[1:])
+        provenance["model"] = srv_prov.get("model", {"name": "SmolLM2-135M-Instruct.Q4_1.gguf"})
+
+        def restart(epoch: int) -> int:
+            server.stop()
+            server.start()
+            return epoch + 1
+
+        recorder = Recorder(args.out, lambda: server.openai_base_url, restart, provenance, "local")
+    started = time.monotonic()
+    try:
+        manifest = recorder.record(counterfactuals=not args.no_counterfactuals)
+    except (ModelError, OSError, RuntimeError) as err:
+        recorder.fail(err)
+        print(f"record_t10: error: {err}\nthe recording in {args.out} is marked incomplete", file=sys.stderr)
+        return 1
+    finally:
+        if server is not None:
+            server.stop()
+    print(f"done: {len(manifest['order'])} requests in {len(manifest['sessions'])} sessions, "
+          f"{time.monotonic() - started:.0f} s -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

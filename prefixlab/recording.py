@@ -1,0 +1,177 @@
+"""The recording format: what was sent to a model server, what it answered, in which order.
+
+A recording is a directory::
+
+    manifest.json      format, status, provenance, the sessions, the global request order
+    <session>.jsonl    miniagent session files (entries of type model_call hold request + response)
+
+The order matters because a server's prompt cache is shared by every session
+that talks to it. ``manifest.json`` is validated against ``data/recordings/schema.json``;
+every ``model_call`` entry is checked field by field. Errors name the file, the
+line and the field. A recording whose status is not ``complete`` is refused
+unless the caller asks for incomplete ones explicitly.
+
+The format is described for people in ``data/recordings/FORMAT.md``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jsonschema
+
+from miniagent.session import Session, SessionFileError
+
+FORMAT = "prefixlab-recording/1"
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "data" / "recordings" / "schema.json"
+
+
+class RecordingError(ValueError):
+    """A recording that cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One request to the server and its answer, with its place in the global order."""
+
+    seq: int  # position in the global order of requests to the server (0-based)
+    session: str  # id of the session (path through a session file) it belongs to
+    round: int
+    epoch: int  # server lifetime: the cache starts empty when the epoch changes
+    t: float  # seconds since the recording started
+    entry_id: str
+    request: dict = field(repr=False)
+    response: dict = field(repr=False)
+
+    @property
+    def prompt_tokens(self) -> int:
+        return self.response["usage"]["prompt_tokens"]
+
+    @property
+    def cached_tokens(self) -> int | None:
+        """The server's cached count, or None when it does not report one (never read as 0)."""
+        details = self.response["usage"].get("prompt_tokens_details")
+        if not isinstance(details, dict) or details.get("cached_tokens") is None:
+            return None
+        return details["cached_tokens"]
+
+    @property
+    def timings(self) -> dict | None:
+        return self.response.get("timings")
+
+
+@dataclass
+class Recording:
+    path: Path
+    manifest: dict
+    calls: list[Call]
+
+    @property
+    def provenance(self) -> dict:
+        return self.manifest["provenance"]
+
+    @property
+    def complete(self) -> bool:
+        return self.manifest["status"] == "complete"
+
+    def session_info(self, session_id: str) -> dict:
+        for info in self.manifest["sessions"]:
+            if info["id"] == session_id:
+                return info
+        raise KeyError(f"{self.path}: no session {session_id!r}; have {[s['id'] for s in self.manifest['sessions']]}")
+
+    def session_calls(self, session_id: str) -> list[Call]:
+        self.session_info(session_id)
+        return [c for c in self.calls if c.session == session_id]
+
+    def session_path(self, session_id: str) -> list[dict]:
+        """All entries of a session's path (system, messages, refreshes, calls), root first."""
+        info = self.session_info(session_id)
+        return Session.open(self.path / info["file"]).path_to(info["leaf"])
+
+
+def _schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def _check_call(entry: dict, where: str) -> None:
+    """The fields of a model_call entry the calculator relies on."""
+    def need(obj, key, kind, path):
+        if not isinstance(obj, dict) or key not in obj:
+            raise RecordingError(f"{where}: field {path} is missing")
+        if not isinstance(obj[key], kind):
+            raise RecordingError(f"{where}: field {path} should be {kind.__name__}, got {type(obj[key]).__name__}")
+        return obj[key]
+
+    request = need(entry, "request", dict, "request")
+    messages = need(request, "messages", list, "request.messages")
+    for i, message in enumerate(messages):
+        need(message, "role", str, f"request.messages[{i}].role")
+    response = need(entry, "response", dict, "response")
+    usage = need(response, "usage", dict, "response.usage")
+    need(usage, "prompt_tokens", int, "response.usage.prompt_tokens")
+    details = usage.get("prompt_tokens_details")
+    if details is not None and details.get("cached_tokens") is not None:
+        need(details, "cached_tokens", int, "response.usage.prompt_tokens_details.cached_tokens")
+
+
+def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
+    """Load and validate a recording directory."""
+    path = Path(path)
+    manifest_path = path / "manifest.json"
+    if not manifest_path.is_file():
+        raise RecordingError(f"{path}: not a recording (no manifest.json)")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise RecordingError(f"{manifest_path}:{err.lineno}: not valid JSON ({err.msg})") from None
+    try:
+        jsonschema.validate(manifest, _schema())
+    except jsonschema.ValidationError as err:
+        field_path = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+        raise RecordingError(f"{manifest_path}: field {field_path}: {err.message}") from None
+    if manifest["status"] != "complete" and not allow_incomplete:
+        raise RecordingError(f"{path}: this recording is {manifest['status']!r}, not complete "
+                             "(it stopped before the end); re-record it or pass allow_incomplete=True")
+
+    # Read every model_call entry of every session file once, with its line number.
+    entries: dict[str, tuple[dict, str]] = {}
+    sessions = {s["id"]: s for s in manifest["sessions"]}
+    for file in sorted({s["file"] for s in manifest["sessions"]}):
+        file_path = path / file
+        try:
+            session = Session.open(file_path)
+        except (OSError, SessionFileError) as err:
+            raise RecordingError(f"{file_path}: cannot read session file ({err})") from None
+        if session.dropped and manifest["status"] == "complete":
+            raise RecordingError(f"{file_path}: {session.dropped}, but the manifest says complete")
+        for line, entry in enumerate(session.entries, start=1):
+            if entry["type"] == "model_call":
+                _check_call(entry, f"{file_path}:{line}")
+                entries[entry["id"]] = (entry, f"{file_path}:{line}")
+
+    calls = []
+    for seq, item in enumerate(manifest["order"]):
+        where = f"{manifest_path}: order[{seq}]"
+        if item["session"] not in sessions:
+            raise RecordingError(f"{where}: field session: unknown session {item['session']!r}")
+        if item["call"] not in entries:
+            raise RecordingError(f"{where}: field call: no model_call entry {item['call']!r} "
+                                 f"in {sessions[item['session']]['file']}")
+        entry, _ = entries[item["call"]]
+        calls.append(Call(seq, item["session"], entry.get("round", 0), item["epoch"], item["t"],
+                          item["call"], entry["request"], entry["response"]))
+    return Recording(path, manifest, calls)
+
+
+def write_manifest(path: Path, manifest: dict) -> None:
+    """Replace manifest.json atomically, so a reader never sees half of it."""
+    path.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path, prefix=".manifest.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(manifest, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    os.replace(tmp, path / "manifest.json")
