@@ -174,6 +174,19 @@ def base_provenance(template: Path, tokenizer: Path) -> dict:
     }
 
 
+def llama_server_provenance(server) -> dict:
+    """The server, model and template parts of a recording's provenance, from a running LlamaServer."""
+    prov = server.provenance()
+    return {
+        "server": {"kind": "llama-server", "restarts": True, **prov["server"], "flags": prov["flags"],
+                   "props": prov["props"], "platform": prov["platform"]},
+        "model": {"name": "SmolLM2-135M-Instruct (Q4_1 GGUF)", **prov["model"]},
+        "chat_template": {k: v for k, v in prov["chat_template"].items() if k != "file"}
+        | {"path": str(server.chat_template.relative_to(REPO_ROOT))
+           if server.chat_template.is_relative_to(REPO_ROOT) else server.chat_template.name},
+    }
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m prefixlab.record_t10", description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path, help="recording directory to create (must not exist)")
@@ -199,10 +212,7 @@ def main(argv=None) -> int:
         from .server import LlamaServer, free_port
 
         server = LlamaServer(port=args.port or free_port(), chat_template=args.template).start()
-        srv_prov = server.provenance()
-        provenance["server"] = {"kind": "llama-server", "restarts": True, **srv_prov.get("server", srv_prov)}
-        provenance["server"].setdefault("flags", server.argv[1:])
-        provenance["model"] = srv_prov.get("model", {"name": "SmolLM2-135M-Instruct.Q4_1.gguf"})
+        provenance.update(llama_server_provenance(server))
 
         def restart(epoch: int) -> int:
             server.stop()
