@@ -18,11 +18,26 @@ $(VENV)/.installed: requirements.txt | $(BIN)/python
 install: $(VENV)/.installed
 
 book: install
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	JUPYTER_BOOK=$(BIN)/jupyter-book bash scripts/build_book.sh
 	@echo "open _build/html/index.html"
+
+# Headless Chromium (Debian's package) opens the built pages: charts drawn, no console
+# errors, Chinese search works. Needs: apt-get install chromium; pip install -r requirements-ci.txt
+check-book: install
+	JUPYTER_BOOK=$(BIN)/jupyter-book bash scripts/build_book.sh --fixture
+	$(BIN)/python -m pytest tests/test_book_html.py
+	$(BIN)/python scripts/browser_check.py _build/html
+	$(BIN)/python scripts/browser_check.py _build/fixture/_build/html --out _build/browser-check/fixture
+
+NOTEBOOKS = $(wildcard book/*.ipynb labs/*.ipynb)
 
 test: install
 	$(BIN)/python -m pytest
+ifneq ($(NOTEBOOKS),)
+	# nbval re-runs every chapter and lab and compares each output with the committed one.
+	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg \
+		-p no:cacheprovider $(NOTEBOOKS)
+endif
 
 # Builds llama-server from the pinned sdist on first use (about 5-6 minutes on 2 cores).
 test-server: install

@@ -24,3 +24,6 @@ def pytest_unconfigure(config):
     if _shared_server is not None:
         _shared_server.stop()
         os.environ.pop("PREFIXLAB_SERVER_URL", None)
+
+# nbval: don't compare figure HTML / plotly JSON (their text/plain is still compared).
+from prefixlab.book.nbval_hooks import pytest_collectstart  # noqa: E402,F401

@@ -1,0 +1,23 @@
+"""Helpers for the book's notebooks: figures, 口径 notes, citation cards.
+
+First cell of every chapter/lab notebook::
+
+    from prefixlab.book import setup_notebook, citation_card, provenance_note
+    setup_notebook()
+
+The Sphinx extensions (``sphinx_assets``, ``sphinx_citations``) and the nbval hooks
+(``nbval_hooks``) live here too, but are imported by the build / pytest, not by notebooks.
+"""
+
+from prefixlab.book.citations import citation_card
+from prefixlab.book.provenance import provenance_note
+
+
+def setup_notebook() -> None:
+    """Figures render in JupyterLab and in the static book (see ``plotly_setup``)."""
+    from prefixlab.book.plotly_setup import use_book_renderer
+
+    use_book_renderer()
+
+
+__all__ = ["citation_card", "provenance_note", "setup_notebook"]

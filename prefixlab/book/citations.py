@@ -1,0 +1,179 @@
+"""Citation cards: another project's code, pinned to a commit, explained in our words.
+
+The data lives in ``data/citations.yml`` (schema ``data/citations.schema.json``). A card
+shows the permalink at the pin, our explanation, the licence and when we checked it,
+plus an erratum when upstream has moved on. The original lines are never copied into
+the book: the "显示原文" button (``_static/citations.js``) fetches them from
+raw.githubusercontent.com when the reader is online; offline the card still reads fine.
+
+In a notebook::
+
+    from prefixlab.book import citation_card
+    display(citation_card("hermes-memory-frozen"))
+
+In MyST markdown, see ``prefixlab.book.sphinx_citations`` (directive and role).
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CITATIONS_PATH = REPO_ROOT / "data" / "citations.yml"
+SCHEMA_PATH = REPO_ROOT / "data" / "citations.schema.json"
+
+
+class CitationError(ValueError):
+    """The citations file is malformed, or a citation id does not exist."""
+
+
+@dataclass(frozen=True)
+class Citation:
+    id: str
+    repo: str
+    commit: str
+    path: str
+    first_line: int
+    last_line: int
+    licence: str
+    explanation: str
+    checked: str
+    title: str | None = None
+    checked_via: str | None = None
+    erratum: str | None = None
+
+    @property
+    def line_anchor(self) -> str:
+        if self.first_line == self.last_line:
+            return f"L{self.first_line}"
+        return f"L{self.first_line}-L{self.last_line}"
+
+    @property
+    def permalink(self) -> str:
+        return f"https://github.com/{self.repo}/blob/{self.commit}/{self.path}#{self.line_anchor}"
+
+    @property
+    def raw_url(self) -> str:
+        return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"
+
+    @property
+    def short_ref(self) -> str:
+        """``owner/name@abc1234:path#L1-L24`` — how the book writes a pin in running text."""
+        return f"{self.repo}@{self.commit[:7]}:{self.path}#{self.line_anchor}"
+
+
+def _yaml_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CitationError(f"citations file not found: {path}") from None
+
+
+def parse_citations(text: str, *, source: str = "citations.yml") -> dict[str, Citation]:
+    """Validate citations YAML against the schema and return the entries by id."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise CitationError(f"{source}: not valid YAML: {error}") from None
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    errors = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(data),
+        key=lambda e: list(map(str, e.absolute_path)),
+    )
+    if errors:
+        lines = [f"  at {'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}" for e in errors]
+        raise CitationError(f"{source}: {len(errors)} schema error(s):\n" + "\n".join(lines))
+
+    citations = {}
+    for cid, entry in data["citations"].items():
+        first, last = entry["lines"]
+        if first > last:
+            raise CitationError(f"{source}: {cid}: lines [{first}, {last}] run backwards")
+        fields = {k: v for k, v in entry.items() if k != "lines"}
+        citations[cid] = Citation(id=cid, first_line=first, last_line=last, **fields)
+    return citations
+
+
+@lru_cache(maxsize=4)
+def _load_cached(path: Path, mtime_ns: int) -> dict[str, Citation]:
+    return parse_citations(_yaml_text(path), source=str(path))
+
+
+def load_citations(path: Path | str = CITATIONS_PATH) -> dict[str, Citation]:
+    path = Path(path)
+    if not path.is_file():
+        raise CitationError(f"citations file not found: {path}")
+    return _load_cached(path, path.stat().st_mtime_ns)
+
+
+def get_citation(cid: str, path: Path | str = CITATIONS_PATH) -> Citation:
+    citations = load_citations(path)
+    try:
+        return citations[cid]
+    except KeyError:
+        close = difflib.get_close_matches(cid, list(citations), n=3)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise CitationError(f"unknown citation id {cid!r} (not in {path}).{hint}") from None
+
+
+def render_card_html(c: Citation) -> str:
+    """One self-contained card; styling in ``_static/citations.css``, button in citations.js."""
+    e = html.escape
+    title = f'<div class="prefixlab-citation__title">{e(c.title)}</div>' if c.title else ""
+    erratum = (
+        f'<p class="prefixlab-citation__erratum"><strong>勘误:</strong>{e(c.erratum)}</p>'
+        if c.erratum
+        else ""
+    )
+    via = f" · {e(c.checked_via)}" if c.checked_via else ""
+    return (
+        f'<div class="prefixlab-citation" id="citation-{e(c.id)}" data-citation-id="{e(c.id)}" '
+        f'data-raw-url="{e(c.raw_url)}" data-first-line="{c.first_line}" '
+        f'data-last-line="{c.last_line}">'
+        f"{title}"
+        f'<div class="prefixlab-citation__ref"><a href="{e(c.permalink)}" target="_blank" '
+        f'rel="noopener">{e(c.repo)} · {e(c.path)} 第 {c.first_line}–{c.last_line} 行</a></div>'
+        f'<p class="prefixlab-citation__explanation">{e(c.explanation)}</p>'
+        f"{erratum}"
+        f'<div class="prefixlab-citation__meta">提交 <code>{e(c.commit[:12])}</code>'
+        f" · 许可证 {e(c.licence)} · 核对于 {e(c.checked)}{via}</div>"
+        # Hidden until citations.js runs, so a card without the script shows no dead button.
+        '<button type="button" class="prefixlab-citation__show" hidden>显示原文</button>'
+        '<div class="prefixlab-citation__status" aria-live="polite"></div>'
+        '<pre class="prefixlab-citation__source" hidden></pre>'
+        "</div>"
+    )
+
+
+def render_card_text(c: Citation) -> str:
+    text = f"引用 [{c.id}] {c.short_ref}\n{c.explanation}\n许可证 {c.licence} · 核对于 {c.checked}"
+    if c.erratum:
+        text += f"\n勘误:{c.erratum}"
+    return text
+
+
+@dataclass(frozen=True)
+class CitationCard:
+    citation: Citation
+
+    def _repr_html_(self) -> str:
+        return render_card_html(self.citation)
+
+    def __repr__(self) -> str:
+        return render_card_text(self.citation)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(repr(self))
+
+
+def citation_card(cid: str, path: Path | str = CITATIONS_PATH) -> CitationCard:
+    """A displayable card: ``display(citation_card("hermes-memory-frozen"))``."""
+    return CitationCard(get_citation(cid, path))

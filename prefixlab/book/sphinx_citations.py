@@ -1,0 +1,73 @@
+"""Sphinx extension: citation cards in MyST markdown.
+
+Directive (a full card)::
+
+    ```{citation} hermes-memory-frozen
+    ```
+
+Role (an inline permalink, e.g. in running text): ``{cite-code}`hermes-memory-frozen```.
+
+An unknown id is a build warning (an error under ``-W``), with a suggestion.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from prefixlab.book.citations import CITATIONS_PATH, CitationError, get_citation, render_card_html
+
+logger = logging.getLogger(__name__)
+
+
+class CitationDirective(SphinxDirective):
+    required_arguments = 1
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        cid = self.arguments[0].strip()
+        try:
+            citation = get_citation(cid)
+        except CitationError as error:
+            logger.warning(str(error), location=self.get_location(), type="prefixlab", subtype="citation")
+            return []
+        self.env.note_dependency(str(CITATIONS_PATH))  # rebuild when the data changes
+        html = nodes.raw("", render_card_html(citation), format="html")
+        # Non-HTML builders get the link and our explanation.
+        fallback = nodes.paragraph()
+        fallback += nodes.reference(citation.short_ref, citation.short_ref, refuri=citation.permalink)
+        fallback += nodes.Text(f" — {citation.explanation}")
+        only_other = nodes.container(classes=["prefixlab-citation-fallback"])
+        only_other += fallback
+        return [html, _only_non_html(only_other)]
+
+
+class CiteCodeRole(SphinxRole):
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        cid = self.text.strip()
+        try:
+            citation = get_citation(cid)
+        except CitationError as error:
+            logger.warning(str(error), location=self.get_location(), type="prefixlab", subtype="citation")
+            return [nodes.literal(cid, cid)], []
+        label = citation.short_ref
+        ref = nodes.reference(label, "", refuri=citation.permalink, classes=["prefixlab-cite-code"])
+        ref += nodes.literal(label, label)
+        return [ref], []
+
+
+def _only_non_html(node: nodes.Element) -> nodes.Node:
+    only = addnodes.only(expr="not html")
+    only += node
+    return only
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_directive("citation", CitationDirective)
+    app.add_role("cite-code", CiteCodeRole())
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Build the book from clean, with warnings as errors.
+#   bash scripts/build_book.sh            -> _build/html (the published book)
+#   bash scripts/build_book.sh --fixture  -> also _build/fixture/_build/html: the book plus
+#        tests/fixtures/offline_demo.ipynb (plotly + widgets + math), for scripts/browser_check.py
+# JUPYTER_BOOK overrides the command (default: jupyter-book on PATH).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jb="${JUPYTER_BOOK:-jupyter-book}"
+
+# Clean: Sphinx skips unchanged pages even when an extension's output would change.
+rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.jupyter_cache
+start=$(date +%s)
+"$jb" build . -W -n --keep-going
+echo "book built in $(( $(date +%s) - start )) s -> _build/html"
+
+if [[ "${1:-}" == "--fixture" ]]; then
+  rm -rf _build/fixture
+  "$jb" build . --toc tests/fixtures/_toc.yml --path-output _build/fixture -W -n --keep-going
+  echo "fixture book -> _build/fixture/_build/html"
+fi

@@ -1,0 +1,88 @@
+"""Checks over the built site (_build/html): offline-safe, plotly once per figure page.
+
+Skipped until the book is built (bash scripts/build_book.sh). The fixture build
+(_build/fixture/_build/html, from --fixture) is checked too when present.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+BUILDS = [REPO_ROOT / "_build/html", REPO_ROOT / "_build/fixture/_build/html"]
+# Attributes that make the browser fetch something by itself.
+FETCHING = {("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"),
+            ("source", "src"), ("video", "src"), ("audio", "src"), ("embed", "src"),
+            ("object", "data")}
+EXTERNAL = re.compile(r"^(https?:)?//", re.I)
+PLOTLY_SRC = re.compile(r"prefixlab-vendor/plotly-[\d.]+\.min\.js")
+
+
+class Fetches(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if (tag, name) in FETCHING and value:
+                # <link rel="canonical"/"alternate"> etc. are not fetched; stylesheets and
+                # preloads are.
+                rel = dict(attrs).get("rel", "") or ""
+                if tag == "link" and not re.search(r"stylesheet|preload|icon|modulepreload", rel):
+                    continue
+                self.urls.append((tag, value))
+
+
+def built() -> list[Path]:
+    return [b for b in BUILDS if (b / "search.html").is_file()]
+
+
+def pages(build: Path) -> list[Path]:
+    return [p for p in sorted(build.rglob("*.html"))
+            if not p.relative_to(build).as_posix().startswith(("_static/", "_sources/"))]
+
+
+pytestmark = pytest.mark.skipif(not built(), reason="book not built: bash scripts/build_book.sh")
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_no_page_fetches_from_another_host(build):
+    offenders = []
+    for page in pages(build):
+        parser = Fetches()
+        parser.feed(page.read_text(encoding="utf-8"))
+        offenders += [f"{page.relative_to(build)}: <{t}> {u}" for t, u in parser.urls if EXTERNAL.match(u)]
+    assert not offenders, "external resources in built HTML:\n" + "\n".join(offenders)
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_plotly_js_once_on_figure_pages_and_nowhere_else(build):
+    for page in pages(build):
+        html = page.read_text(encoding="utf-8")
+        loads = len(PLOTLY_SRC.findall(html))
+        has_figure = 'class="plotly-graph-div"' in html
+        assert loads == (1 if has_figure else 0), f"{page.relative_to(build)}: plotly.js loaded {loads}x"
+        if has_figure:
+            assert (build / "_static" / PLOTLY_SRC.search(html).group(0)).is_file()
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_search_index_holds_chinese_terms(build):
+    text = (build / "searchindex.js").read_text(encoding="utf-8")
+    index = json.loads(text[text.index("(") + 1: text.rindex(")")])
+    terms = index["terms"]
+    assert "缓存" in terms, "Chinese not indexed: is jieba installed?"
+    assert "前缀缓存" in terms, "course terms dictionary (zh_search_terms.txt) not loaded"
+
+
+def test_launch_and_repository_buttons_present():
+    build = built()[0]
+    html = (build / "book/index.html").read_text(encoding="utf-8")
+    assert "https://github.com/coding-agent-from-zero/course" in html
+    assert "thebe" not in html.lower()

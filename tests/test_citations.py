@@ -1,0 +1,198 @@
+"""data/citations.yml: complete entries, a safe card, and no dangling citation ids."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from prefixlab.book.citations import (
+    CITATIONS_PATH,
+    CitationError,
+    citation_card,
+    get_citation,
+    load_citations,
+    parse_citations,
+    render_card_html,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+# How pages refer to a citation: notebooks call citation_card("id"); MyST uses the
+# {citation} directive or the {cite-code} role.
+REFERENCE_PATTERNS = [
+    re.compile(r"""citation_card\(\s*\\?["']([a-z0-9-]+)\\?["']"""),
+    re.compile(r"```\{citation\}\s+([a-z0-9-]+)"),
+    re.compile(r"\{cite-code\}`([a-z0-9-]+)`"),
+]
+
+GOOD_ENTRY = {
+    "repo": "example/project",
+    "commit": "0" * 40,
+    "path": "src/mod.py",
+    "lines": [3, 9],
+    "licence": "MIT",
+    "explanation": "这是一段用我们自己的话写的解释。",
+    "checked": "2026-12-02",
+}
+
+
+def dump(entries: dict) -> str:
+    return yaml.safe_dump({"citations": entries}, allow_unicode=True)
+
+
+def test_every_entry_is_complete():
+    citations = load_citations()
+    assert citations, "data/citations.yml has no entries"
+    for cid, c in citations.items():
+        assert CJK.search(c.explanation), f"{cid}: explanation must be in Chinese (our words)"
+        assert re.fullmatch(r"[0-9a-f]{40}", c.commit), cid
+        assert c.first_line <= c.last_line, cid
+        assert c.licence and c.checked, cid
+
+
+def test_permalink_and_raw_url_point_at_the_pin():
+    c = get_citation("hermes-memory-frozen")
+    assert c.permalink == (
+        "https://github.com/NousResearch/hermes-agent/blob/"
+        "88d1d6206f399c134d1f4c0b7db27733aaa3c50c/tools/memory_tool.py#L1-L24"
+    )
+    assert c.raw_url == (
+        "https://raw.githubusercontent.com/NousResearch/hermes-agent/"
+        "88d1d6206f399c134d1f4c0b7db27733aaa3c50c/tools/memory_tool.py"
+    )
+    assert get_citation("hermes-memory-delimiter").permalink.endswith("#L59")
+
+
+def test_card_renders_offline_with_link_explanation_licence_and_date():
+    c = get_citation("hermes-config-memory")
+    card = citation_card("hermes-config-memory")
+    html = card._repr_html_()
+    assert f'href="{c.permalink}"' in html
+    assert "许可证 MIT" in html and "核对于 2026-12-02" in html
+    assert "勘误" in html  # this entry carries an erratum
+    assert f'data-raw-url="{c.raw_url}"' in html
+    assert "显示原文" in html and "hidden" in html  # the button waits for citations.js
+    assert repr(card).startswith("引用 [hermes-config-memory] NousResearch/hermes-agent@88d1d62:")
+
+
+def test_card_escapes_html_in_data():
+    entry = dict(GOOD_ENTRY, explanation="<script>alert(1)</script> 解释", erratum='"><b>x</b>')
+    c = parse_citations(dump({"evil": entry}))["evil"]
+    html = render_card_html(c)
+    assert "<script>" not in html and "<b>" not in html
+    assert "&lt;script&gt;" in html
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("commit", "abc123", "commit"),
+        ("lines", [5], "lines"),
+        ("lines", [0, 3], "lines"),
+        ("explanation", "", "explanation"),
+        ("checked", "02/12/2026", "checked"),
+        ("repo", "not a repo", "repo"),
+        ("extra", "x", "extra"),
+    ],
+)
+def test_bad_entry_is_rejected_with_the_place(field, value, message):
+    entry = dict(GOOD_ENTRY, **{field: value})
+    with pytest.raises(CitationError) as info:
+        parse_citations(dump({"broken-entry": entry}), source="t.yml")
+    text = str(info.value)
+    assert "t.yml" in text and "broken-entry" in text and message in text
+
+
+def test_missing_field_is_named():
+    entry = {k: v for k, v in GOOD_ENTRY.items() if k != "licence"}
+    with pytest.raises(CitationError, match="broken.*licence|licence.*broken"):
+        parse_citations(dump({"broken": entry}))
+
+
+def test_backwards_line_range_is_rejected():
+    with pytest.raises(CitationError, match="backwards"):
+        parse_citations(dump({"x": dict(GOOD_ENTRY, lines=[9, 3])}))
+
+
+def test_invalid_yaml_and_missing_file_give_clear_errors(tmp_path):
+    with pytest.raises(CitationError, match="not valid YAML"):
+        parse_citations("citations: [unclosed")
+    with pytest.raises(CitationError, match="not found"):
+        load_citations(tmp_path / "nope.yml")
+
+
+def test_unknown_id_suggests_close_ids():
+    with pytest.raises(CitationError, match="hermes-memory-frozen"):
+        get_citation("hermes-memory-frozn")
+
+
+def _referenced_ids() -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for folder in ("book", "labs"):
+        for path in sorted((REPO_ROOT / folder).rglob("*")):
+            if path.suffix not in (".md", ".ipynb") or ".ipynb_checkpoints" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8")
+            if path.suffix == ".ipynb":  # look at cell sources, not at outputs
+                cells = json.loads(text).get("cells", [])
+                text = "\n".join("".join(cell.get("source", "")) for cell in cells)
+            for pattern in REFERENCE_PATTERNS:
+                for cid in pattern.findall(text):
+                    found.setdefault(cid, []).append(str(path.relative_to(REPO_ROOT)))
+    return found
+
+
+def test_every_referenced_citation_exists():
+    known = set(load_citations())
+    referenced = _referenced_ids()
+    assert referenced, "no citation references found in book/ or labs/ (index.md has one)"
+    missing = {cid: where for cid, where in referenced.items() if cid not in known}
+    assert not missing, f"citation ids used but not in {CITATIONS_PATH.name}: {missing}"
+
+
+def test_reference_patterns_match_all_three_forms():
+    text = (
+        'display(citation_card("a-b"))\n```{citation} c-d\n```\n'
+        "see {cite-code}`e-f` here"
+    )
+    ids = [cid for p in REFERENCE_PATTERNS for cid in p.findall(text)]
+    assert ids == ["a-b", "c-d", "e-f"]
+
+
+def _sphinx_build(tmp_path: Path, body: str) -> tuple[str, str]:
+    """Build one MyST page with the citation extension; return (html, warnings)."""
+    import io
+
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(
+        'extensions = ["myst_parser", "prefixlab.book.sphinx_citations"]\n', encoding="utf-8")
+    (src / "index.md").write_text(f"# 标题\n\n{body}\n", encoding="utf-8")
+    warnings = io.StringIO()
+    app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=warnings, freshenv=True)
+    app.build()
+    return (tmp_path / "out" / "index.html").read_text(encoding="utf-8"), warnings.getvalue()
+
+
+def test_myst_directive_and_role_render_cards_and_links(tmp_path):
+    html, warnings = _sphinx_build(
+        tmp_path, "```{citation} pi-session-tree\n```\n\n见 {cite-code}`codex-agents-md-max-bytes`。")
+    assert not warnings.strip(), warnings
+    assert 'class="prefixlab-citation"' in html and 'data-citation-id="pi-session-tree"' in html
+    link = get_citation("codex-agents-md-max-bytes").permalink
+    assert f'href="{link}"' in html
+    assert "openai/codex&#64;4e7399c:codex-rs/core/src/config/mod.rs#L127" in html  # @ escaped
+
+
+def test_myst_unknown_id_is_a_build_warning(tmp_path):
+    _, warnings = _sphinx_build(tmp_path, "```{citation} pi-session-tre\n```")
+    assert "unknown citation id 'pi-session-tre'" in warnings
+    assert "pi-session-tree" in warnings  # the suggestion
