@@ -67,3 +67,25 @@ def lanes(recording: Recording, group: str) -> list[Lane]:
                         and message["content"].startswith(SAVED_PREFIX):
                     disk.append(pending.pop(message["tool_call_id"]))
     return out
+
+
+@dataclass(frozen=True)
+class RoundEvent:
+    round: int
+    tool: str | None  # the tool the assistant called in reply to this request (None: final answer)
+    refreshed: bool  # the system prompt was replaced right before this request
+
+
+def round_events(recording: Recording, session: str) -> list[RoundEvent]:
+    """What happened at each request of a session: which tool the reply called, whether a refresh preceded it."""
+    out, refreshed, waiting = [], False, None
+    for entry in recording.session_path(session):
+        if entry["type"] == "system_refresh":
+            refreshed = True
+        elif entry["type"] == "model_call":
+            waiting = entry["round"]
+        elif entry["type"] == "message" and entry["message"]["role"] == "assistant" and waiting is not None:
+            calls = entry["message"].get("tool_calls") or []
+            out.append(RoundEvent(waiting, calls[0]["function"]["name"] if calls else None, refreshed))
+            refreshed, waiting = False, None
+    return out

@@ -1,0 +1,170 @@
+"""Plotly figures of the book. Every value comes from a recording; nothing is typed in.
+
+Figures stay interactive in the static page: menus and sliders switch between
+precomputed traces in the browser (plotly.js), no kernel needed.
+"""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from .recording import Recording
+from .swimlane import lanes
+
+GROUP_NAMES = {"refresh": "刷新组", "frozen": "冻结组"}
+# empty / in sync with disk / disk has more than the prompt shows
+LANE_COLORS = [[0, "#e5e7eb"], [0.5, "#16a34a"], [1, "#f59e0b"]]
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def swimlane_figure(recording: Recording) -> go.Figure:
+    """Experiment 2: for both groups, memory on disk vs in the prompt, day 1 and day 2."""
+    rows, z, hover = [], [], []
+    columns = None
+    for group in ("refresh", "frozen"):
+        group_lanes = lanes(recording, group)
+        columns = [f"D{l.day}·{l.round}" for l in group_lanes]
+        disk_row = [1 if l.on_disk else 0 for l in group_lanes]
+        ctx_row = [2 if l.lagging else (1 if l.in_context else 0) for l in group_lanes]
+        rows += [f"{GROUP_NAMES[group]} · 磁盘上", f"{GROUP_NAMES[group]} · 上下文里"]
+        z += [disk_row, ctx_row]
+        hover += [[_hover(l, "disk") for l in group_lanes], [_hover(l, "context") for l in group_lanes]]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=columns, y=rows, text=hover, hoverinfo="text", colorscale=LANE_COLORS, zmin=0, zmax=2,
+        showscale=False, xgap=2, ygap=4))
+    day2 = next(i for i, c in enumerate(columns) if c.startswith("D2"))
+    fig.add_vline(x=day2 - 0.5, line_width=2, line_color="#111827")
+    fig.add_annotation(x=day2 - 0.5, y=1.08, yref="paper", text="第二天:新会话", showarrow=False)
+    ranges = {"两组": [-0.5, 3.5], "只看刷新组": [-0.5, 1.5], "只看冻结组": [1.5, 3.5]}
+    fig.update_layout(
+        height=330, margin=dict(l=10, r=10, t=60, b=40), yaxis=dict(autorange="reversed"),
+        xaxis_title="第几天 · 第几轮请求",
+        updatemenus=[dict(type="buttons", direction="right", x=0, y=1.25, xanchor="left",
+                          buttons=[dict(label=name, method="relayout",
+                                        args=[{"yaxis.range": ranges[name][::-1]}]) for name in ranges])])
+    return fig
+
+
+def _hover(lane, which: str) -> str:
+    entries = lane.on_disk if which == "disk" else lane.in_context
+    where = "MEMORY.md 里" if which == "disk" else "这次请求的 system prompt 里"
+    body = "<br>".join(_short(e) for e in entries) or "(空)"
+    extra = "<br><b>磁盘上已有,prompt 里还没有</b>" if which == "context" and lane.lagging else ""
+    extra += "<br>这一轮之前刚刷新了 system prompt" if lane.refreshed and which == "context" else ""
+    return f"{lane.session} 第 {lane.round} 轮<br>{where}:<br>{body}{extra}"
+
+
+# -- Experiment 1: the prefix break -------------------------------------------------------------
+
+# (label, rule, rule config). The explicit breakpoint sits on the memory header: the last block
+# that never changes within a session, so everything before the memory body can be read back.
+RULE_OPTIONS = [
+    ("本机 llama-server(录制时的真实规则)", "llamacpp", {}),
+    ("Anthropic · Claude Opus 5 · 自动缓存", "anthropic", {"model": "claude-opus-5"}),
+    ("Anthropic · Opus 5 · 自动缓存 + 稳定段末尾显式断点", "anthropic",
+     {"model": "claude-opus-5", "breakpoints": "memory_header"}),
+    ("Anthropic · Claude Haiku 4.5 · 自动缓存", "anthropic", {"model": "claude-haiku-4-5"}),
+    ("OpenAI(自动缓存)", "openai", {}),
+    ("vLLM(16 token 一块)", "vllm", {}),
+    ("mlx_lm.server(最近 10 个 prompt)", "mlx", {}),
+]
+BAR_PARTS = [("read", "从缓存读", "#16a34a"), ("write", "写入缓存", "#2563eb"), ("uncached", "按原价计算、不缓存", "#9ca3af")]
+
+
+def rule_config_of(config: dict) -> dict:
+    """Turn the plain options above into rule arguments (breakpoints by block name)."""
+    config = dict(config)
+    if isinstance(config.get("breakpoints"), str):
+        from .rules.anthropic import explicit
+
+        config["breakpoints"] = explicit(config["breakpoints"])
+    return config
+
+
+def scenario_rows(recording, rule: str, config: dict, k: int, history: str = "frozen-day1"):
+    """Rows of one scenario: k = 0 is the history as recorded (no refresh), k >= 1 the counterfactual."""
+    from . import calculator, counterfactual
+
+    if k == 0:
+        return calculator.analyze(recording, rule, sessions=history, **rule_config_of(config))
+    return counterfactual.predict(recording, k, rule, history, **rule_config_of(config))
+
+
+def _bar_parts(row) -> dict[str, int]:
+    p = row.prediction
+    return {"read": p.read, "write": p.write, "uncached": p.fresh - p.write}
+
+
+def _row_hover(row, k: int) -> str:
+    refresh = f"(假设第 {k} 轮写入后立即刷新)" if k else "(不刷新:录制的冻结组)"
+    head = f"第 {row.round} 轮 {refresh}<br>prompt {row.prompt_tokens} token:读 {row.read} / 算 {row.fresh}"
+    if row.measured is not None and row.rule == "llamacpp":
+        head += f"<br>实测命中 {row.measured}"
+    if row.break_block:
+        head += (f"<br>前缀断在:<b>{row.break_block}</b>"
+                 f"<br>断点前:…{_esc(row.before_break)}<br>断点后:{_esc(row.after_break)}…")
+    return head
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", "⏎")
+
+
+def prefix_break_data(recording, ks=None, options=RULE_OPTIONS) -> dict:
+    """Every (rule option, k) scenario, computed once: what the static figure switches between."""
+    from . import counterfactual
+
+    ks = list(ks if ks is not None else [0, *counterfactual.k_values(recording)])
+    return {(label, k): scenario_rows(recording, rule, config, k) for label, rule, config in options for k in ks}
+
+
+def prefix_break_figure(data: dict) -> go.Figure:
+    """Experiment 1: per-round bars (read / written / computed), prediction next to measurement.
+
+    A menu picks the cache rule; a slider picks k (0 = no refresh). Both switch precomputed traces.
+    """
+    labels = list(dict.fromkeys(label for label, _ in data))
+    ks = sorted({k for _, k in data})
+    fig = go.Figure()
+    index: dict[tuple[str, int], list[int]] = {}
+    for (label, k), rows in data.items():
+        index[(label, k)] = []
+        x = [r.round for r in rows]
+        hover = [_row_hover(r, k) for r in rows]
+        for part, name, color in BAR_PARTS:
+            index[(label, k)].append(len(fig.data))
+            # One hover text per round is enough (hovermode "x" shows it for the whole column);
+            # repeating it on every segment would triple the page weight.
+            fig.add_bar(x=x, y=[_bar_parts(r)[part] for r in rows], name=name, marker_color=color,
+                        hovertext=hover if part == "read" else None,
+                        hoverinfo="text" if part == "read" else "skip", visible=False, legendgroup=part)
+        if rows and rows[0].rule == "llamacpp" and any(r.measured is not None for r in rows):
+            index[(label, k)].append(len(fig.data))
+            fig.add_scatter(x=x, y=[r.measured for r in rows], mode="markers", name="实测命中(服务器报告)",
+                            marker=dict(symbol="line-ew-open", size=26, line=dict(width=3, color="#111827")),
+                            hoverinfo="skip", visible=False)
+
+    def visible(label, k):
+        on = set(index[(label, k)])
+        return [i in on for i in range(len(fig.data))]
+
+    def slider(label):
+        return dict(active=0, currentvalue=dict(prefix="k = "), pad=dict(t=40),
+                    steps=[dict(label="不刷新" if k == 0 else str(k), method="restyle",
+                                args=[{"visible": visible(label, k)}]) for k in ks])
+
+    first = labels[0]
+    for i in index[(first, ks[0])]:
+        fig.data[i].visible = True
+    fig.update_layout(
+        barmode="stack", height=460, hovermode="x", margin=dict(l=10, r=10, t=90, b=10),
+        xaxis=dict(title="第几轮请求(同一段第一天的历史)", dtick=1), yaxis_title="token",
+        legend=dict(orientation="h", y=1.02, x=0),
+        sliders=[slider(first)],
+        updatemenus=[dict(type="dropdown", x=0, y=1.22, xanchor="left", showactive=True,
+                          buttons=[dict(label=label, method="update",
+                                        args=[{"visible": visible(label, ks[0])}, {"sliders": [slider(label)]}])
+                                   for label in labels])])
+    return fig
