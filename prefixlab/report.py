@@ -1,0 +1,184 @@
+"""Print the calculator's per-request table for a recording.
+
+    python -m prefixlab.report data/recordings/t10-smollm2-llamacpp
+    python -m prefixlab.report REC --session refresh-day1 --text          # with the text around each break
+    python -m prefixlab.report REC --rule anthropic --model claude-haiku-4-5 --breakpoint memory_header
+    python -m prefixlab.report REC --model claude-sonnet-4-5             # + cost per request, refresh vs frozen
+    python -m prefixlab.report REC --counterfactual 3                    # refresh right after round 3
+    python -m prefixlab.report REC --counterfactuals                     # every recorded k: built vs measured
+
+Columns: seq, session, round, prompt tokens, measured cached_tokens ("-" = not reported),
+predicted read / write / fresh, the block where the prefix breaks, and ok (predicted read ==
+measured; only shown for the rule of the server that made the recording).
+Exit codes: 0 fine; 1 the recorded server's rule disagrees with a measurement; 2 bad input
+(unknown rule, model, session or block, k out of range, a recording that fails validation).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import calculator, counterfactual, pricing
+from .recording import RecordingError
+from .rules.anthropic import Breakpoint, CacheControlError
+
+RECORDED_RULE = {"llama-server": "llamacpp"}  # provenance.server.kind -> the rule of that server
+
+
+class BadInput(ValueError):
+    pass
+
+
+def recorded_rule(recording) -> str | None:
+    return RECORDED_RULE.get(recording.provenance["server"].get("kind"))
+
+
+def parse_breakpoint(text: str) -> Breakpoint:
+    block, _, ttl = text.partition(":")
+    try:
+        return Breakpoint(block, ttl or "5m")
+    except ValueError as err:
+        raise BadInput(str(err)) from None
+
+
+def _cell(value) -> str:
+    return "-" if value is None else str(value)
+
+
+def format_table(rows, comparable: bool, costs=None, text: bool = False) -> list[str]:
+    head = f"{'seq':>4} {'session':<25} {'rnd':>3} {'prompt':>6} {'cached':>6} {'read':>6} {'write':>6} {'fresh':>6}  {'break':<16} {'ok':<3}"
+    if costs is not None:
+        head += f" {'cost $':>10}"
+    if text:
+        head += "  text before | after the break"
+    lines = [head]
+    for i, r in enumerate(rows):
+        ok = ("yes" if r.ok else "NO") if comparable and r.ok is not None else "-"
+        line = (f"{_cell(r.seq if r.seq >= 0 else None):>4} {r.session[:25]:<25} {r.round:>3} {r.prompt_tokens:>6} "
+                f"{_cell(r.measured):>6} {r.read:>6} {r.write:>6} {r.fresh:>6}  {_cell(r.break_block)[:16]:<16} {ok:<3}")
+        if costs is not None:
+            line += f" {costs[i].total:>10.6f}"
+        if text:
+            line += f"  {json.dumps(r.before_break, ensure_ascii=False)} | {json.dumps(r.after_break, ensure_ascii=False)}"
+        lines.append(line)
+    return lines
+
+
+def rule_kwargs(args) -> dict:
+    kwargs = {}
+    if args.breakpoint:
+        if args.rule != "anthropic":
+            raise BadInput("--breakpoint places an Anthropic cache_control breakpoint; use it with --rule anthropic")
+        kwargs["breakpoints"] = tuple(parse_breakpoint(b) for b in args.breakpoint)
+    if args.rule == "anthropic" and args.model:
+        kwargs["model"] = args.model  # its minimum cacheable length applies
+    return kwargs
+
+
+def group_costs(rec, rows_all, model: str):
+    """Cost of the refresh group's main sessions vs the frozen group's (same price table)."""
+    groups = {s["id"]: s["group"] for s in rec.manifest["sessions"] if s["kind"] == "main"}
+    refresh = [r.prediction for r in rows_all if groups.get(r.session) == "refresh"]
+    frozen = [r.prediction for r in rows_all if groups.get(r.session) == "frozen"]
+    if not refresh or not frozen:
+        return None
+    return pricing.refresh_vs_no_refresh(refresh, frozen, model)
+
+
+def run(args, out=print) -> int:
+    try:
+        rec = calculator.load_recording(args.recording)
+    except (RecordingError, OSError) as err:
+        raise BadInput(f"cannot use recording {args.recording}: {err}") from None
+    if args.model:
+        try:
+            pricing.model_price(args.model)
+        except ValueError as err:
+            raise BadInput(str(err)) from None
+    kwargs = rule_kwargs(args)
+    comparable = recorded_rule(rec) in (None, args.rule)
+
+    if args.counterfactuals:
+        results = counterfactual.compare_all(rec, args.rule, args.history, **kwargs)
+        if not results:
+            raise BadInput(f"{rec.path} has no recorded counterfactual sessions")
+        out(f"{'k':>2} {'session':<20} {'same requests':<13} {'same tokens':<11} {'rounds':>6} {'agree':>5}  "
+            "predicted/measured cached per round")
+        for r in results:
+            pairs = " ".join(f"{x.read}/{_cell(x.measured)}" for x in r.rows)
+            agree = sum(1 for x in r.rows if x.ok)
+            out(f"{r.k:>2} {r.session:<20} {str(r.identical_requests):<13} {str(r.identical_tokens):<11} "
+                f"{len(r.rows):>6} {agree:>5}  {pairs}")
+        bad = sum(1 for r in results if not (r.agree and r.identical_tokens))
+        out(f"counterfactuals: {len(results)} values of k, {len(results) - bad} built token-identical to the "
+            f"recording and predicted exactly under rule {args.rule}")
+        return 1 if bad and comparable else 0
+
+    if args.counterfactual is not None:
+        rows = counterfactual.predict(rec, args.counterfactual, args.rule, args.history, **kwargs)
+        title = f"counterfactual: refresh right after round {args.counterfactual} of " \
+                f"{counterfactual.history_session(rec, args.history)}"
+    else:
+        rows = calculator.analyze(rec, args.rule, args.session, **kwargs)
+        title = f"{rec.path}: rule {args.rule}"
+    out(title)
+    costs = [pricing.request_cost(r.prediction, args.model) for r in rows] if args.model else None
+    for line in format_table(rows, comparable, costs, args.text):
+        out(line)
+    summary = calculator.summarize(rows)
+    if comparable:
+        out(summary.line(args.rule))
+    else:
+        out(f"{summary.requests} requests, rule {args.rule}: measured values come from {rec.provenance['server']['kind']}, "
+            f"so they are shown, not compared")
+    if args.model:
+        total = sum(c.total for c in costs)
+        out(f"cost of these {len(rows)} requests at {args.model} list prices: ${total:.6f} (input side only)")
+        if args.counterfactual is None:
+            all_rows = rows if args.session is None else calculator.analyze(rec, args.rule, None, **kwargs)
+            comparison = group_costs(rec, all_rows, args.model)
+            if comparison is not None:
+                out(f"refresh vs no refresh (main sessions of each group): ${comparison.refresh.total:.6f} vs "
+                    f"${comparison.no_refresh.total:.6f}, ratio {comparison.ratio:.3f}")
+        out(costs[0].notes[0] if costs else pricing.CONVERSION_NOTE.format(provider="the provider"))
+    return 1 if comparable and summary.differ else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m prefixlab.report", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("recording", help="recording directory (with manifest.json)")
+    p.add_argument("--rule", default="llamacpp", choices=calculator.rule_names(), help="cache rule (default: %(default)s)")
+    p.add_argument("--session", action="append", help="only rows of this session (repeatable); the whole epoch is still replayed")
+    p.add_argument("--model", help="price model, e.g. claude-haiku-4-5 or gpt-5-4: adds cost per request")
+    p.add_argument("--breakpoint", action="append", metavar="BLOCK[:TTL]",
+                   help="explicit Anthropic breakpoint on a block (base, agents_md, memory_header, memory_body, "
+                        "tool:NAME, user#1 ...); TTL 5m or 1h; repeatable")
+    p.add_argument("--counterfactual", type=int, metavar="K", help="the requests of a refresh right after round K")
+    p.add_argument("--counterfactuals", action="store_true", help="every recorded k: built vs recorded, predicted vs measured")
+    p.add_argument("--history", help="main session the counterfactual is built from (default: the frozen group's)")
+    p.add_argument("--text", action="store_true", help="show the text on each side of the break")
+    return p
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # unknown --rule: argparse prints the choices, exit code 2
+    try:
+        return run(args)
+    except BrokenPipeError:  # the reader (e.g. `| head`) stopped early; not an error of ours
+        sys.stderr.close()
+        return 0
+    except (BadInput, counterfactual.CounterfactualError, calculator.UnsupportedServerError, CacheControlError) as err:
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError) as err:
+        # unknown session or breakpoint block, a bad rule setting: the rule's own message
+        print(f"{parser.prog}: error: {err.args[0] if err.args else err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""The calculator's proof, on every shipped recording, offline.
+
+Under the rule of the server that made the recording (llama-server -> ``llamacpp``, configured from
+the recorded flags), the predicted cached tokens equal the server's measured ``cached_tokens`` on
+EVERY request: all sessions in recorded order, the fork, every counterfactual -- zero difference.
+Also: the blocks tile every request; each counterfactual rebuilt from its history is the recorded
+one, token for token; the refresh round breaks inside the memory body, with the tool definitions
+after it.
+
+Tokenization is cached per process (``calculator.prepare``), so this file re-renders each
+recording once.
+"""
+import pytest
+
+from prefixlab import calculator, counterfactual
+from prefixlab.attribution import check_tiling
+from prefixlab.verify import find_recordings
+
+RECORDINGS = find_recordings()
+RULE_OF_SERVER = {"llama-server": "llamacpp"}
+
+
+def test_recordings_are_shipped():
+    assert RECORDINGS, "no recordings under data/recordings/"
+
+
+@pytest.fixture(scope="module", params=RECORDINGS, ids=[p.name for p in RECORDINGS])
+def replay(request):
+    return calculator.prepare(request.param)
+
+
+def server_rule(replay):
+    kind = replay.recording.provenance["server"]["kind"]
+    if kind not in RULE_OF_SERVER:
+        pytest.skip(f"no rule for a server of kind {kind!r}")
+    return RULE_OF_SERVER[kind]
+
+
+def test_predicted_equals_measured_on_every_request(replay):
+    rec = replay.recording
+    rows = calculator.analyze(replay, server_rule(replay))
+    assert [r.seq for r in rows] == [c.seq for c in rec.calls]
+    assert all(r.measured is not None for r in rows), "llama-server reports cached_tokens on every request"
+    differences = [(r.seq, r.session, r.round, r.read, r.measured) for r in rows if r.read != r.measured]
+    assert differences == []
+    kinds = {rec.session_info(r.session)["kind"] for r in rows}
+    assert {"main", "fork", "counterfactual"} <= kinds or rec.manifest.get("policy") == "live"
+
+
+def test_blocks_tile_every_request(replay):
+    for call, att in zip(replay.recording.calls, replay.attributions):
+        check_tiling(att)
+        assert len(att.ids) == call.prompt_tokens
+        pos = 0
+        for b in att.blocks:
+            assert (b.start, b.char_start >= 0) == (pos, True)
+            pos = b.end
+        assert pos == call.prompt_tokens
+        assert "".join(att.text[b.char_start:b.char_end] for b in att.blocks) == att.text
+
+
+def test_every_counterfactual_is_rebuilt_and_predicted(replay):
+    rec = replay.recording
+    recorded = sorted(s["k"] for s in rec.manifest["sessions"] if s["kind"] == "counterfactual")
+    if not recorded:
+        pytest.skip("this recording has no counterfactuals")
+    assert recorded == list(counterfactual.k_values(rec))
+    results = counterfactual.compare_all(replay, server_rule(replay))
+    assert [r.k for r in results] == recorded
+    for r in results:
+        assert r.identical_tokens, f"k={r.k}: built requests differ from the recorded ones"
+        assert r.identical_requests
+        assert [(x.round, x.read) for x in r.rows] == [(x.round, x.measured) for x in r.rows]
+        # a fresh server per k: nothing cached at round 1; the round after k breaks in the memory body
+        assert r.rows[0].read == 0
+        after = next(x for x in r.rows if x.round == r.k + 1)
+        assert after.break_block == "memory_body"
+
+
+def refresh_rounds(rec):
+    """(call, previous call of the same session) where the system message changed mid-session."""
+    out = []
+    for s in rec.manifest["sessions"]:
+        if s["kind"] != "main":
+            continue
+        calls = rec.session_calls(s["id"])
+        for prev, call in zip(calls, calls[1:]):
+            if call.request["messages"][0] != prev.request["messages"][0]:
+                out.append((call, prev))
+    return out
+
+
+def test_refresh_round_breaks_inside_the_memory_body(replay):
+    rec = replay.recording
+    rounds = refresh_rounds(rec)
+    assert rounds, "the refresh group must refresh its system prompt at least once"
+    rows = {r.seq: r for r in calculator.analyze(replay, server_rule(replay))}
+    note = counterfactual.remembered_notes(rec, rounds[0][0].session)[0]
+    for call, _ in rounds:
+        row = rows[call.seq]
+        assert row.break_block == "memory_body"
+        assert row.next_blocks[0] == "tools"  # the tool definitions come after the break
+        assert row.before_break.endswith("\n\n") and note.startswith(row.after_break)
+        att = replay.attributions[call.seq]
+        assert row.read == att.block("memory_body").start
+
+
+def test_sessions_are_replayed_in_recorded_order(replay):
+    rec = replay.recording
+    for epoch, indices in calculator.epochs(rec).items():
+        times = [rec.calls[i].t for i in indices]
+        assert times == sorted(times)
