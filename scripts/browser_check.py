@@ -145,6 +145,8 @@ class Checker:
                     fig.locator("svg.main-svg").first.wait_for(state="attached", timeout=TIMEOUT_MS)
                 except Exception:
                     self.problem(rel, f"plotly figure #{i + 1} (id={fig.get_attribute('id')}) drew no SVG")
+                    continue
+                self.check_controls(rel, page, fig, i + 1)
 
             views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]')
             n_views = views.count()
@@ -182,6 +184,31 @@ class Checker:
                   f"page weight {weight['bytes']:,} bytes in {weight['requests']} requests -> {shot}")
         finally:
             page.close()
+
+    def check_controls(self, rel: str, page, fig, number: int) -> None:
+        """Operate the figure's own menus, buttons and slider like a reader; each must change the figure."""
+        state = ("el => JSON.stringify([el.data.map(t => t.visible), el.layout.yaxis && el.layout.yaxis.range])")
+        before = fig.evaluate(state)
+        menus = fig.locator("g.updatemenu-container")
+        if menus.count():
+            kind = fig.evaluate("el => el.layout.updatemenus[0].type || 'dropdown'")
+            if kind == "dropdown":  # open it, pick the second entry
+                fig.locator("g.updatemenu-header-group").first.click()
+                fig.locator("g.updatemenu-dropdown-button").nth(1).click()
+            else:  # a row of buttons: press the second
+                fig.locator("g.updatemenu-button").nth(1).click()
+            page.wait_for_timeout(300)
+            after = fig.evaluate(state)
+            if after == before:
+                self.problem(rel, f"plotly figure #{number}: choosing a menu entry changed nothing")
+            before = after
+        rail = fig.locator("rect.slider-rail-rect")
+        if rail.count():
+            box = rail.first.bounding_box()
+            page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)  # the last step
+            page.wait_for_timeout(300)
+            if fig.evaluate(state) == before:
+                self.problem(rel, f"plotly figure #{number}: moving the slider changed nothing")
 
     def check_citation(self, rel: str, page, card) -> None:
         button = card.locator(".prefixlab-citation__show")
