@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install book test test-server check-book lab server clean
+.PHONY: install book test test-server check-book lab server record clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,14 @@ lab: install
 
 server: install
 	$(BIN)/python -m prefixlab.server start
+
+# Re-record everything on this machine (builds llama-server if needed; ~5 min), check it
+# token by token, and compare its numbers with the shipped recording.
+RECORD_DIR ?= _build/recordings/t10-$(shell date +%Y%m%d-%H%M%S)
+record: install
+	$(BIN)/python -m prefixlab.record_t10 $(RECORD_DIR)
+	$(BIN)/python -m prefixlab.verify $(RECORD_DIR)
+	$(BIN)/python -m prefixlab.compare data/recordings/t10-smollm2-llamacpp $(RECORD_DIR)
 
 clean:
 	rm -rf _build
