@@ -16,6 +16,17 @@ echo "book built in $(( $(date +%s) - start )) s -> _build/html"
 
 if [[ "${1:-}" == "--fixture" ]]; then
   rm -rf _build/fixture
-  "$jb" build . --toc tests/fixtures/_toc.yml --path-output _build/fixture -W -n --keep-going
+  # The fixture book is the real book plus one test page: compose its toc from _toc.yml,
+  # so the two never drift apart.
+  py="${PYTHON:-$(dirname "$(command -v "$jb")")/python}"
+  "$py" - <<'PY'
+import yaml
+toc = yaml.safe_load(open("_toc.yml", encoding="utf-8"))
+toc.setdefault("parts", []).append({"caption": "离线渲染测试(不发布)",
+                                    "chapters": [{"file": "tests/fixtures/offline_demo"}]})
+with open("_build/fixture-toc.yml", "w", encoding="utf-8") as f:
+    yaml.safe_dump(toc, f, allow_unicode=True, sort_keys=False)
+PY
+  "$jb" build . --toc _build/fixture-toc.yml --path-output _build/fixture -W -n --keep-going
   echo "fixture book -> _build/fixture/_build/html"
 fi

@@ -79,7 +79,7 @@ def _toc_files(toc: dict) -> list[str]:
     return files
 
 
-@pytest.mark.parametrize("toc_name", ["_toc.yml", "tests/fixtures/_toc.yml"])
+@pytest.mark.parametrize("toc_name", ["_toc.yml"])
 def test_toc_lists_only_existing_files(toc_name):
     toc = load_yaml(toc_name)
     assert toc["format"] == "jb-book"
