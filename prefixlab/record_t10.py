@@ -59,9 +59,11 @@ class Recorder:
                          "provenance": provenance, "sessions": [], "order": []}
         self.script, self.tasks = load_script(), load_tasks()
 
+    max_retries = 5  # per request, with the SDK's exponential backoff
+
     def model(self) -> ChatModel:
         # Retries with backoff for a busy or restarting server, then a clear ModelError.
-        return ChatModel(self.connect(), self.model_name, max_retries=5, timeout=300)
+        return ChatModel(self.connect(), self.model_name, max_retries=self.max_retries, timeout=300)
 
     def fresh_copy(self, name: str) -> tuple[Workspace, MemoryStore]:
         root = self.work / name

@@ -137,6 +137,9 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
         raise RecordingError(f"{path}: this recording is {manifest['status']!r}, not complete "
                              "(it stopped before the end); re-record it or pass allow_incomplete=True")
 
+    if manifest["status"] == "complete" and not manifest["sessions"]:
+        raise RecordingError(f"{manifest_path}: field sessions: a complete recording needs at least one session")
+
     # Read every model_call entry of every session file once, with its line number.
     entries: dict[str, tuple[dict, str]] = {}
     sessions = {s["id"]: s for s in manifest["sessions"]}

@@ -143,3 +143,28 @@ def test_order_pointing_at_a_missing_call_is_an_error(copy):
 def test_not_a_recording(tmp_path):
     with pytest.raises(RecordingError, match="no manifest.json"):
         load(tmp_path)
+
+
+def test_a_server_failing_mid_recording_leaves_an_incomplete_recording(tmp_path):
+    from miniagent.model import ModelError
+
+    served = []
+
+    def flaky(body):
+        served.append(1)
+        return (503, {"error": "overloaded"}) if len(served) > 3 else _reply(body)
+
+    out = tmp_path / "t10"
+    provenance = base_provenance(DEFAULT_TEMPLATE, DEFAULT_TOKENIZER)
+    provenance["server"], provenance["model"] = {"kind": "external", "flags": []}, {"name": "fake"}
+    with FakeChatServer(flaky) as srv:
+        recorder = Recorder(out, lambda: srv.url, lambda e: e + 1, provenance, "fake", log=lambda line: None)
+        recorder.max_retries = 1
+        with pytest.raises(ModelError, match="HTTP 503"):
+            recorder.record()
+        recorder.fail(ModelError("HTTP 503"))
+    with pytest.raises(RecordingError, match="'incomplete', not complete"):
+        load(out)
+    partial = load(out, allow_incomplete=True)
+    assert partial.manifest["error"] == "ModelError: HTTP 503"
+    assert partial.calls == []  # the unfinished session was never registered in the order
