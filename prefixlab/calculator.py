@@ -385,5 +385,6 @@ def summarize(rows: list[Row]) -> Summary:
 
 
 __all__ = ["Replay", "Row", "Summary", "analyze", "as_dicts", "attribute_request", "clear_caches", "epochs",
+           "predict_indices",
            "generated_ids", "llamacpp_config", "load_recording", "make_requests", "make_row", "prepare", "rule_config",
            "rule_names", "summarize", "RecordingError", "UnsupportedServerError"]

@@ -143,7 +143,7 @@ def prefix_break_figure(data: dict) -> go.Figure:
         if rows and rows[0].rule == "llamacpp" and any(r.measured is not None for r in rows):
             index[(label, k)].append(len(fig.data))
             fig.add_scatter(x=x, y=[r.measured for r in rows], mode="markers", name="实测命中(服务器报告)",
-                            marker=dict(symbol="line-ew-open", size=26, line=dict(width=3, color="#111827")),
+                            marker=dict(symbol="line-ew-open", size=26, color="#111827", line=dict(width=3, color="#111827")),
                             hoverinfo="skip", visible=False)
 
     def visible(label, k):

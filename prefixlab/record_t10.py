@@ -164,7 +164,7 @@ class Recorder:
         write_manifest(self.out, self.manifest)
 
 
-def base_provenance(template: Path, tokenizer: Path) -> dict:
+def base_provenance(template: Path, tokenizer: Path, argv: list[str] | None = None) -> dict:
     return {
         "chat_template": {"path": str(template.relative_to(REPO_ROOT)) if template.is_relative_to(REPO_ROOT)
                           else template.name, "sha256": sha256_of(template),
@@ -172,7 +172,7 @@ def base_provenance(template: Path, tokenizer: Path) -> dict:
         "tokenizer": {"path": str(tokenizer.relative_to(REPO_ROOT)) if tokenizer.is_relative_to(REPO_ROOT)
                       else tokenizer.name, "sha256": sha256_of(tokenizer) if tokenizer.exists() else "missing"},
         "recorder": {"python": platform.python_version(), "platform": platform.platform(terse=True),
-                     "command": "python -m prefixlab.record_t10 " + " ".join(sys.argv[1:])},
+                     "command": "python -m prefixlab.record_t10 " + " ".join(sys.argv[1:] if argv is None else argv)},
     }
 
 
@@ -199,10 +199,11 @@ def main(argv=None) -> int:
     p.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help="chat template the server renders with")
     p.add_argument("--port", type=int, default=0, help="port for the launched server (default: a free one)")
     p.add_argument("--no-counterfactuals", action="store_true")
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = p.parse_args(argv)
     if args.out.exists():
         p.error(f"{args.out} exists; choose a new directory (recordings are never overwritten)")
-    provenance = base_provenance(args.template.resolve(), args.tokenizer.resolve())
+    provenance = base_provenance(args.template.resolve(), args.tokenizer.resolve(), argv)
 
     if args.server_url:
         provenance["server"] = {"kind": "external", "url_host": args.server_url.split("/")[2],

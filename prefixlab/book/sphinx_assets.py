@@ -93,7 +93,8 @@ def _add_page_assets(
     if app.builder.format != "html":
         return
     body = context.get("body", "")
-    if FIGURE_MARKER in body:
+    # A figure inside saved widget state appears JSON-escaped (class=\"plotly-graph-div\").
+    if FIGURE_MARKER in body or FIGURE_MARKER.replace('"', '\\"') in body:
         app.add_js_file(plotly_js_name(), priority=PLOTLY_PRIORITY)
     if WIDGET_VIEW_MARKER in body:
         # myst-nb adds embed-amd.js (nb_ipywidgets_js) in its own handler, which runs after

@@ -1,0 +1,601 @@
+"""The prefix-cache calculator lab (labs/calculator.ipynb): controls in, plain data out.
+
+    lab = CalculatorLab()                                  # the shipped T10 recording
+    state = lab.update(rule="anthropic", model="claude-sonnet-4-5", k=3)
+    state.rows, state.break_info, state.cost, state.comparison, state.error
+    lab.open("data/recordings/my-t10")                     # any recording directory
+    print(lab.report())                                    # the same state as plain text
+
+    CalculatorApp(lab)                                     # the ipywidgets version (needs a kernel)
+
+``CalculatorLab`` holds the logic and returns plain data, so tests can drive it without a browser;
+``CalculatorApp`` is a thin widget layer that turns widget changes into ``update`` calls and draws
+the state. Every number comes from the calculator (``prefixlab.calculator`` /
+``prefixlab.counterfactual``) over a recording; nothing is typed in here.
+
+Bad input never raises into the notebook: a path that is not a recording, a recording that fails
+validation, or a setting a rule refuses leaves the previous state in place and puts the message in
+``state.error``. Only the constructor raises (ValueError with the same message) when its first
+recording cannot be opened: there is nothing to fall back on.
+"""
+from __future__ import annotations
+
+import html
+import subprocess
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from . import calculator, counterfactual, pricing
+from .book.provenance import ProvenanceNote, provenance_note
+from .charts import BAR_PARTS, rule_config_of, scenario_rows
+from .report import format_table, group_costs, recorded_rule
+from .rules.anthropic import MIN_TABLES, min_cacheable_tokens
+from .verify import RECORDINGS, REPO_ROOT, find_recordings
+
+DEFAULT_RECORDING = RECORDINGS / "t10-smollm2-llamacpp"
+DEFAULT_MODEL = "claude-sonnet-4-5"  # minimum 1,024 tokens: our prompts (1-2.5k tokens) can be cached
+RULE_LABELS = {
+    "llamacpp": "llama.cpp llama-server",
+    "mlx": "mlx_lm.server",
+    "vllm": "vLLM",
+    "anthropic": "Anthropic(Claude)",
+    "openai": "OpenAI",
+}
+TERM_LABELS = {
+    "uncached": "不缓存的输入",
+    "write_5m": "写入缓存(5 分钟)",
+    "write_1h": "写入缓存(1 小时)",
+    "read": "从缓存读",
+    "output": "输出",
+}
+KIND_LABELS = {"main": "主会话", "fork": "分叉", "counterfactual": "录制的反事实", "live": "模型自己驱动"}
+GROUP_LABELS = {"refresh": "刷新组", "frozen": "冻结组"}
+
+
+@dataclass(frozen=True)
+class Controls:
+    """Every control of the lab; ``update(**changes)`` replaces some of them."""
+
+    recording: str             # as shown: relative to the repo root when inside it
+    session: str
+    rule: str
+    model: str                 # Anthropic model: the anthropic rule's minimum length, and the prices
+    breakpoint: str | None     # explicit cache_control on this block (anthropic rule only)
+    k: int                     # 0 = the session as recorded; k >= 1 = refresh right after round k
+    round: int | None          # the round whose break and cost are shown; None = pick one
+
+
+@dataclass(frozen=True)
+class LabState:
+    controls: Controls
+    recordings: list[str]              # shipped recordings (the picker's choices)
+    sessions: list[tuple[str, str]]    # (label, id)
+    rules: list[str]
+    models: list[str]
+    min_tokens: str                    # the model's minimum cacheable length, as text
+    breakpoints: list[str]             # blocks an explicit breakpoint can go on
+    k_max: int                         # 0: no counterfactual for this session (k_note says why)
+    k_note: str
+    rounds: list[int]
+    scenario: str                      # one line: what the rows are
+    rows: list[dict]                   # calculator.as_dicts of the rows
+    comparable: bool                   # the rule is the recorded server's: prediction vs measurement
+    summary: str
+    break_info: dict
+    cost: dict | None
+    comparison: dict | None
+    provenance: ProvenanceNote
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def resolve(text: str | Path) -> tuple[Path, str]:
+    """A typed path -> (absolute path, how to show it). Relative paths: the working folder, then the repo."""
+    raw = str(text).strip()
+    if not raw:
+        raise ValueError("请输入录制目录的路径")
+    path = Path(raw).expanduser()
+    if not path.is_absolute():
+        # a notebook runs in labs/, a learner types paths from the repo root: try both
+        path = next((c for c in (Path.cwd() / path, REPO_ROOT / path) if c.exists()), REPO_ROOT / path)
+    path = path.resolve()
+    try:
+        shown = path.relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        shown = raw
+    return path, shown
+
+
+def shipped_recordings() -> list[str]:
+    return [p.relative_to(REPO_ROOT).as_posix() for p in find_recordings()]
+
+
+def session_label(info: dict) -> str:
+    extra = f" k={info['k']}" if info.get("k") is not None else ""
+    return (f"{info['id']}({GROUP_LABELS.get(info['group'], info['group'])} · 第 {info['day']} 天 · "
+            f"{KIND_LABELS.get(info['kind'], info['kind'])}{extra})")
+
+
+def min_tokens_of(model: str) -> tuple[int, str]:
+    """The model's minimum cacheable prompt and the dated table it comes from."""
+    for table in MIN_TABLES:  # newest table first
+        try:
+            return min_cacheable_tokens(model, table), table
+        except ValueError:
+            continue
+    raise ValueError(f"no minimum cacheable length known for {model!r}")
+
+
+def rule_settings(rule: str, model: str, breakpoint: str | None) -> dict:
+    """Settings for ``charts.scenario_rows``: only the Anthropic rule takes a model and a breakpoint."""
+    if rule != "anthropic":
+        return {}
+    settings = {"model": model}
+    _, table = min_tokens_of(model)
+    if table != next(iter(MIN_TABLES)):
+        settings["min_table"] = table
+    if breakpoint:
+        settings["breakpoints"] = breakpoint  # a block name; charts.rule_config_of makes the Breakpoint
+    return settings
+
+
+def recording_note(recording, shown: str | None = None, rule: str | None = None) -> ProvenanceNote:
+    """The 口径 note, from the recording's own provenance (``shown``: the path to print)."""
+    shown = shown or resolve(recording.path)[1]
+    prov = recording.provenance
+    server = prov["server"]
+    if server["kind"] == "llama-server":
+        flags = [str(f) for f in server.get("flags", [])]
+        keep = [f"{flags[i]} {flags[i + 1]}" for i, f in enumerate(flags[:-1])
+                if f in ("-c", "-np", "--cache-ram", "--cache-reuse")]
+        server_text = f"{server.get('package', 'llama-server')} llama-server " + " ".join(keep)
+    else:
+        server_text = f"{server['kind']} 服务器 {server.get('url_host', '')}".strip()
+    model = prov["model"]
+    model_text = model["name"] + (f",sha256 {model['sha256'][:12]}…" if model.get("sha256") else "")
+    fields = {"recording": f"{shown}({recording.manifest['experiment']},{recording.manifest['policy']})",
+              "model": model_text, "server": server_text,
+              "tokenizer": prov["tokenizer"].get("path") or prov["tokenizer"]["sha256"][:12],
+              "template": prov["chat_template"].get("path") or prov["chat_template"]["sha256"][:12],
+              "date": recording.manifest["created"][:10]}
+    if rule:
+        fields["rule"] = RULE_LABELS.get(rule, rule)
+    return provenance_note(**fields)
+
+
+class CalculatorLab:
+    """The calculator's controls and what they produce, as plain data (see the module docstring)."""
+
+    def __init__(self, recording: str | Path = DEFAULT_RECORDING):
+        self._replay = None
+        self._rows: list = []   # calculator Rows of the state (for the text table)
+        self._state: LabState | None = None
+        self.open(recording)    # nothing to fall back on yet: a bad first recording raises
+
+    @property
+    def state(self) -> LabState:
+        return self._state
+
+    # -- controls --------------------------------------------------------------------------------
+
+    def open(self, path: str | Path) -> LabState:
+        """Open another recording; on any problem keep the current one and report the error."""
+        try:
+            resolved, shown = resolve(path)
+        except ValueError as err:
+            return self._fail(str(err))
+        try:
+            replay = calculator.prepare(calculator.load_recording(resolved))
+        except Exception as err:  # a learner's recording can be broken in any way: show it, never a traceback
+            return self._fail("无法打开录制:" + str(err).replace(str(resolved), shown))
+        rec = replay.recording
+        rule = recorded_rule(rec) or (self._state.controls.rule if self._state else "llamacpp")
+        model = self._state.controls.model if self._state else DEFAULT_MODEL
+        session = counterfactual.history_session(rec) if any(
+            s["kind"] == "main" for s in rec.manifest["sessions"]) else rec.manifest["sessions"][0]["id"]
+        controls = Controls(shown, session, rule, model, None, 0, None)
+        try:
+            state, rows = self._compute(replay, controls)
+        except (ValueError, LookupError, OSError) as err:
+            return self._fail(f"录制 {shown} 能读入,但算不出结果:{err}")
+        self._replay, self._state, self._rows = replay, state, rows
+        return state
+
+    def update(self, **changes) -> LabState:
+        """Change some controls (names of ``Controls``); ``recording=`` opens another recording."""
+        unknown = set(changes) - {f for f in Controls.__dataclass_fields__}
+        if unknown:
+            raise TypeError(f"unknown control(s) {', '.join(sorted(unknown))}; "
+                            f"controls: {', '.join(Controls.__dataclass_fields__)}")
+        if "recording" in changes:
+            state = self.open(changes.pop("recording"))
+            if state.error or not changes:
+                return state
+        old = self._state.controls
+        new = replace(old, **changes)
+        if "round" not in changes and (new.session != old.session or new.k != old.k):
+            new = replace(new, round=None)  # another scenario: show its most telling round
+        if new.session != old.session and "k" not in changes:
+            new = replace(new, k=0)
+        if new.rule != "anthropic":
+            new = replace(new, breakpoint=None)
+        try:
+            self._check(new)
+            if new.session != old.session and new.breakpoint not in breakpoint_blocks(self._replay, new.session):
+                new = replace(new, breakpoint=None)
+            state, rows = self._compute(self._replay, new)
+        except (ValueError, LookupError, OSError) as err:
+            return self._fail(str(err))
+        self._state, self._rows = state, rows
+        return state
+
+    def _fail(self, message: str) -> LabState:
+        """Keep the last good state, with the message; raise if there is none yet."""
+        if self._state is None:
+            raise ValueError(message)
+        self._state = replace(self._state, error=message)
+        return self._state
+
+    def _check(self, c: Controls) -> None:
+        rec = self._replay.recording
+        sessions = [s["id"] for s in rec.manifest["sessions"]]
+        if c.session not in sessions:
+            raise ValueError(f"没有会话 {c.session!r};这份录制的会话:{', '.join(sessions)}")
+        if c.rule not in calculator.rule_names():
+            raise ValueError(f"没有缓存规则 {c.rule!r};可选:{', '.join(calculator.rule_names())}")
+        if c.model not in pricing.known_models("anthropic"):
+            raise ValueError(f"价格表里没有模型 {c.model!r};可选:{', '.join(pricing.known_models('anthropic'))}")
+        k_max, note = k_range(rec, c.session)
+        if not isinstance(c.k, int) or not 0 <= c.k <= k_max:
+            raise ValueError(f"k={c.k!r} 超出范围 0..{k_max}" + (f"({note})" if note else ""))
+
+    # -- computing a state -----------------------------------------------------------------------
+
+    def _compute(self, replay, c: Controls) -> tuple[LabState, list]:
+        rec = replay.recording
+        settings = rule_settings(c.rule, c.model, c.breakpoint)
+        rows = scenario_rows(replay, c.rule, settings, c.k, c.session)
+        if not rows:
+            raise ValueError(f"会话 {c.session} 没有请求")
+        rounds = [r.round for r in rows]
+        c = replace(c, round=c.round if c.round in rounds else auto_round(rows, c.k))
+        row = rows[rounds.index(c.round)]
+        comparable = recorded_rule(rec) in (None, c.rule)
+        k_max, k_note = k_range(rec, c.session)
+        minimum, table = min_tokens_of(c.model)
+        min_text = f"最短可缓存 {minimum:,} token(文档 {table})"
+        if c.rule != "anthropic":
+            min_text += ",只用于 Anthropic 规则"
+        state = LabState(
+            controls=c,
+            recordings=shipped_recordings(),
+            sessions=[(session_label(s), s["id"]) for s in rec.manifest["sessions"]],
+            rules=calculator.rule_names(),
+            models=pricing.known_models("anthropic"),
+            min_tokens=min_text,
+            breakpoints=breakpoint_blocks(replay, c.session),
+            k_max=k_max, k_note=k_note,
+            rounds=rounds,
+            scenario=scenario_text(c),
+            rows=calculator.as_dicts(rows),
+            comparable=comparable,
+            summary=summary_text(rows, c.rule, comparable, rec),
+            break_info=break_info(row, comparable),
+            cost=cost_of(row, c.model),
+            comparison=self._comparison(replay, c, settings, rows),
+            provenance=recording_note(rec, c.recording, c.rule),
+            notes=conversion_notes(rec, c),
+        )
+        return state, rows
+
+    def _comparison(self, replay, c: Controls, settings: dict, rows) -> dict | None:
+        """Refresh vs no refresh, priced with the same table: the counterfactual against the recorded
+        history (k >= 1), or the two recorded groups' main sessions (k = 0)."""
+        if c.k:
+            # The counterfactual runs on an empty cache (a restarted server), so the fair baseline is
+            # the same history alone on an empty cache: the two differ only in the refresh.
+            rec = replay.recording
+            history = [i for i, call in enumerate(rec.calls) if call.session == c.session]
+            config = calculator.rule_config(rec, c.rule, **rule_config_of(settings))
+            baseline = calculator.predict_indices(replay, history, c.rule, config)
+            result = pricing.refresh_vs_no_refresh([r.prediction for r in rows], baseline, c.model)
+            labels = (f"第 {c.k} 轮写入后立即刷新", "不刷新(同一段历史,同样从空缓存开始)")
+        else:
+            all_rows = calculator.analyze(replay, c.rule, None, **rule_config_of(settings))
+            result = group_costs(replay.recording, all_rows, c.model)
+            if result is None:
+                return None
+            labels = ("刷新组(全部主会话)", "冻结组(全部主会话)")
+        return {"refresh": labels[0], "no_refresh": labels[1], "refresh_usd": result.refresh.total,
+                "no_refresh_usd": result.no_refresh.total,
+                "ratio": result.ratio if result.no_refresh.total else None,
+                "by_term": result.by_term()}
+
+    # -- text ------------------------------------------------------------------------------------
+
+    def report(self) -> str:
+        """The state as plain text: what nbval compares (the figure itself is not compared)."""
+        s = self._state
+        lines = [f"录制: {s.controls.recording}", f"场景: {s.scenario}"]
+        lines += format_table(self._rows, s.comparable)
+        lines.append(s.summary)
+        lines.append("")
+        lines += break_lines(s.break_info)
+        if s.cost:
+            lines.append("")
+            lines += cost_lines(s.cost, s.comparison)
+        lines += s.notes
+        if s.error:
+            lines.append(f"错误: {s.error}")
+        return "\n".join(lines)
+
+
+def k_range(recording, session: str) -> tuple[int, str]:
+    """Largest k of the counterfactual slider for this session, and why it is 0 when it is."""
+    info = recording.session_info(session)
+    if info["kind"] != "main":
+        return 0, f"反事实只能从主会话构建;{session} 是{KIND_LABELS.get(info['kind'], info['kind'])}"
+    try:
+        counterfactual.note_system(recording, session)
+        ks = counterfactual.k_values(recording, session)
+    except counterfactual.CounterfactualError as err:
+        return 0, f"{session} 里没有 remember 调用,没有可以提前刷新的笔记({err})"
+    return (ks.stop - 1 if len(ks) else 0), ""
+
+
+def auto_round(rows, k: int) -> int:
+    """The round to show first: the one right after the refresh, else the one that recomputes most."""
+    rounds = [r.round for r in rows]
+    if k and k + 1 in rounds:
+        return k + 1
+    later = rows[1:] or rows
+    return max(later, key=lambda r: (r.fresh, -r.round)).round
+
+
+def breakpoint_blocks(replay, session: str) -> list[str]:
+    """Block names an explicit breakpoint can go on: those of the session's first request (they
+    are in every later request too), in the order the Anthropic API sees them."""
+    first = next(i for i, c in enumerate(replay.recording.calls) if c.session == session)
+    blocks = replay.attributions[first].rule_blocks(api=True)
+    order = {"tools": 0, "system": 1, "message": 2}
+    return [b.name for b in sorted(blocks, key=lambda b: order[b.kind]) if b.end > b.start]
+
+
+def scenario_text(c: Controls) -> str:
+    rule = RULE_LABELS.get(c.rule, c.rule)
+    if c.rule == "anthropic":
+        rule += f" · {c.model}" + (f" · 显式断点在 {c.breakpoint}" if c.breakpoint else " · 自动缓存")
+    if c.k:
+        return f"{c.session} 的历史,假设第 {c.k} 轮写入后立即刷新 system prompt(空缓存上重放);规则 {rule}"
+    return f"{c.session},按录制原样(与同一次服务器运行里的其他会话共用缓存);规则 {rule}"
+
+
+def summary_text(rows, rule: str, comparable: bool, recording) -> str:
+    s = calculator.summarize(rows)
+    if comparable:
+        return s.line(rule)
+    return (f"{s.requests} requests, rule {rule}: measured values come from "
+            f"{recording.provenance['server']['kind']}, so they are shown, not compared")
+
+
+def break_info(row, comparable: bool) -> dict:
+    whole = row.break_at is not None and row.break_at >= row.prompt_tokens
+    return {"round": row.round, "prompt_tokens": row.prompt_tokens, "read": row.read, "write": row.write,
+            "fresh": row.fresh, "measured": row.measured, "ok": row.ok if comparable else None,
+            "break_at": row.break_at, "block": row.break_block, "before": row.before_break,
+            "after": row.after_break, "next_blocks": list(row.next_blocks), "whole_prompt": whole,
+            "matched_entry": row.matched_entry}
+
+
+def cost_of(row, model: str) -> dict:
+    breakdown = pricing.request_cost(row.prediction, model)
+    terms = [{"name": t.name, "label": TERM_LABELS.get(t.name, t.name), "tokens": t.tokens,
+              "base_price": t.base_price, "multiplier": t.multiplier, "usd": t.usd} for t in breakdown.terms]
+    return {"model": breakdown.model, "round": row.round, "terms": terms, "total": breakdown.total,
+            "source": breakdown.source}
+
+
+def conversion_notes(recording, c: Controls) -> list[str]:
+    model = recording.provenance["model"]["name"]
+    notes = [f"换算,不是账单:token 数来自 {model} 的分词器和所选缓存规则,价格用 {c.model} 的价目表;"
+             "Claude 自己的分词器和缓存会数出不同的数。"]
+    if c.rule != "anthropic":
+        notes.append(f"缓存规则是 {RULE_LABELS.get(c.rule, c.rule)}:它的“写入”按 Claude 5 分钟写入的价格计。")
+    return notes
+
+
+def break_lines(b: dict) -> list[str]:
+    if not b:
+        return []
+    head = f"第 {b['round']} 轮:prompt {b['prompt_tokens']:,} token,从缓存读 {b['read']:,},重算 {b['fresh']:,}"
+    if b["measured"] is not None:
+        head += f"(服务器实测命中 {b['measured']:,}" + ("" if b["ok"] is None else
+                                                      ",预测一致" if b["ok"] else ",预测不一致") + ")"
+    lines = [head]
+    if b["break_at"] is None:
+        lines.append("没有断点可显示")
+    elif b["whole_prompt"]:
+        lines.append("整段 prompt 都和缓存里的一致(能读多少还看规则的上限,例如 llama.cpp 的 n-1)")
+    else:
+        lines.append(f"前缀断在第 {b['break_at']:,} 个 token,块 {b['block']}")
+        lines.append(f"  断点前: {b['before']!r}")
+        lines.append(f"  断点后: {b['after']!r}")
+        if b["next_blocks"]:
+            lines.append(f"  之后没变、也要重算的块: {', '.join(b['next_blocks'])}")
+    return lines
+
+
+def cost_lines(cost: dict, comparison: dict | None) -> list[str]:
+    lines = [f"第 {cost['round']} 轮的费用({cost['model']},美元):"]
+    for t in cost["terms"]:
+        lines.append(f"  {t['label']}: {t['tokens']:,} token × ${t['base_price']:g}/MTok × {t['multiplier']:g}"
+                     f" = ${t['usd']:.6f}")
+    lines.append(f"  合计 ${cost['total']:.6f}(价格来源 {cost['source']})")
+    if comparison:
+        ratio = "—" if comparison["ratio"] is None else f"{comparison['ratio']:.3f} 倍"
+        lines.append(f"{comparison['refresh']} ${comparison['refresh_usd']:.6f} vs "
+                     f"{comparison['no_refresh']} ${comparison['no_refresh_usd']:.6f}:{ratio}")
+    return lines
+
+
+# -- figure ---------------------------------------------------------------------------------------
+
+def figure(state: LabState):
+    """Per-round bars (read / written / computed without caching), the measurement as markers."""
+    import plotly.graph_objects as go
+
+    rows = state.rows
+    x = [r["round"] for r in rows]
+    fig = go.Figure()
+    for part, name, color in BAR_PARTS:
+        fig.add_bar(x=x, y=[r[part] for r in rows], name=name, marker_color=color)
+    if any(r["measured"] is not None for r in rows):
+        # an "-open" symbol is drawn in marker.color; line.color alone would leave it in the colorway
+        fig.add_scatter(x=x, y=[r["measured"] for r in rows], mode="markers", name="服务器实测命中",
+                        marker=dict(symbol="line-ew-open", size=24, color="#111827", line=dict(width=3)))
+    chosen = state.controls.round
+    if chosen is not None:
+        fig.add_vrect(x0=chosen - 0.5, x1=chosen + 0.5, fillcolor="#f59e0b", opacity=0.15, line_width=0)
+    fig.update_layout(barmode="stack", height=360, margin=dict(l=10, r=10, t=40, b=10),
+                      template="plotly_white", legend=dict(orientation="h", y=1.12, x=0),
+                      xaxis=dict(title="第几轮请求", dtick=1), yaxis_title="token")
+    return fig
+
+
+# -- the widget layer -----------------------------------------------------------------------------
+
+class CalculatorApp:
+    """ipywidgets around a CalculatorLab: every change calls ``lab.update`` and redraws."""
+
+    TEXT = "前缀缓存计算器(交互需要内核:本地 JupyterLab 或 Binder)"
+
+    def __init__(self, lab: CalculatorLab | None = None):
+        import ipywidgets as w
+
+        self.lab = lab or CalculatorLab()
+        style, wide = {"description_width": "7em"}, w.Layout(width="36em")
+        self.recording = w.Dropdown(description="录制", style=style, layout=wide)
+        self.path = w.Text(placeholder="或输入任意录制目录,例如 data/recordings/my-t10", layout=w.Layout(width="28em"))
+        self.open_button = w.Button(description="打开", icon="folder-open")
+        self.error = w.HTML()
+        self.session = w.Dropdown(description="会话", style=style, layout=wide)
+        self.rule = w.Dropdown(description="缓存规则", style=style)
+        self.model = w.Dropdown(description="Claude 模型", style=style)
+        self.min_tokens = w.HTML(layout=w.Layout(margin="0 0 0 7.5em"))
+        self.breakpoint = w.Dropdown(description="显式断点", style=style)
+        self.k = w.IntSlider(description="反事实 k", min=0, style=style, continuous_update=False)
+        self.k_note = w.HTML()
+        self.round = w.Dropdown(description="看第几轮", style=style)
+        self.chart = w.Output()
+        self.break_panel = w.HTML()
+        self.cost_panel = w.HTML()
+        self.note = w.HTML()
+        self._syncing = False
+
+        for control, name in [(self.session, "session"), (self.rule, "rule"), (self.model, "model"),
+                              (self.k, "k"), (self.round, "round")]:
+            control.observe(lambda change, name=name: self._change(**{name: change.new}), "value")
+        self.breakpoint.observe(lambda change: self._change(breakpoint=change.new or None), "value")
+        self.recording.observe(lambda change: self._change(recording=change.new), "value")
+        self.open_button.on_click(lambda _: self._change(recording=self.path.value))
+
+        self.widget = w.VBox([
+            self.recording, w.HBox([self.path, self.open_button]), self.error,
+            self.session, w.HBox([self.rule, self.breakpoint]), self.model, self.min_tokens,
+            w.HBox([self.k, self.k_note]), self.chart, self.round,
+            self.break_panel, self.cost_panel, self.note,
+        ])
+        self.show(self.lab.state)
+
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = self.TEXT  # the widget's repr is long and says nothing
+        return bundle
+
+    def _change(self, **changes) -> None:
+        if not self._syncing:
+            self.show(self.lab.update(**changes))
+
+    def show(self, s: LabState) -> None:
+        """Put the state into the widgets (without triggering updates)."""
+        self._syncing = True
+        try:
+            c = s.controls
+            choices = list(s.recordings)
+            if c.recording and c.recording not in choices:
+                choices.append(c.recording)
+            self.recording.options = choices
+            self.recording.value = c.recording or None
+            self.error.value = (f'<div style="color:#b91c1c">⚠ {html.escape(s.error)}</div>' if s.error else "")
+            self.session.options, self.session.value = s.sessions, c.session or None
+            self.rule.options = [(RULE_LABELS.get(r, r), r) for r in s.rules]
+            self.rule.value = c.rule
+            self.model.options, self.model.value = s.models, c.model
+            self.min_tokens.value = html.escape(s.min_tokens)
+            # "" for none: a Dropdown whose value is None shows no selection at all
+            self.breakpoint.options = [("(无)", "")] + [(b, b) for b in s.breakpoints]
+            self.breakpoint.value = c.breakpoint or ""
+            self.breakpoint.disabled = c.rule != "anthropic"
+            self.k.max, self.k.value, self.k.disabled = max(s.k_max, 1), c.k, s.k_max == 0
+            self.k_note.value = html.escape(s.k_note or "0 = 不刷新(按录制原样);k = 第 k 轮写入后立即刷新")
+            self.round.options = [(f"第 {r} 轮", r) for r in s.rounds]
+            self.round.value = c.round
+            self.break_panel.value = break_html(s)
+            self.cost_panel.value = cost_html(s)
+            self.note.value = s.provenance._repr_html_() + "".join(
+                f"<p><small>{html.escape(n)}</small></p>" for n in s.notes)
+            # Only plotly's JSON (JupyterLab) and the book's HTML: a figure's text/plain repr is its
+            # whole JSON again, which would bloat the widget state saved in the notebook.
+            self.chart.outputs = ({"output_type": "display_data", "data": figure(s)._repr_mimebundle_(),
+                                   "metadata": {}},) if s.rows else ()
+        finally:
+            self._syncing = False
+
+
+def break_html(s: LabState) -> str:
+    lines = break_lines(s.break_info)
+    if not lines:
+        return ""
+    body = "".join(f"<div>{html.escape(line)}</div>" for line in lines[1:])
+    return (f'<div><b>{html.escape(lines[0])}</b>'
+            f'<div style="font-family:monospace;white-space:pre-wrap">{body}</div></div>')
+
+
+def cost_html(s: LabState) -> str:
+    if not s.cost:
+        return ""
+    cell = '<td style="white-space:nowrap;padding:0 1em 0 0">'
+    rows = "".join(
+        f"<tr>{cell}{html.escape(t['label'])}</td>{cell}{t['tokens']:,} token × ${t['base_price']:g}/MTok"
+        f" × {t['multiplier']:g}</td>{cell}= ${t['usd']:.6f}</td></tr>" for t in s.cost["terms"])
+    out = (f"<div><b>第 {s.cost['round']} 轮的费用({html.escape(s.cost['model'])},美元)</b>"
+           f'<table style="margin:0">{rows}<tr>'
+           f"{cell}<b>合计</b></td>{cell}</td>{cell}<b>= ${s.cost['total']:.6f}</b></td></tr></table>")
+    if s.comparison:
+        c = s.comparison
+        ratio = "—" if c["ratio"] is None else f"{c['ratio']:.3f} 倍"
+        out += (f"<div>{html.escape(c['refresh'])}:${c['refresh_usd']:.6f}<br>"
+                f"{html.escape(c['no_refresh'])}:${c['no_refresh_usd']:.6f}<br><b>比值 {ratio}</b></div>")
+    return out + f"<div><small>价格来源:{html.escape(s.cost['source'])}</small></div></div>"
+
+
+# -- record your own ------------------------------------------------------------------------------
+
+def run_module(module: str, *args: str) -> int:
+    """``python -m module args`` from the repo root, its output printed line by line as it comes.
+
+    A subprocess, not a call in the kernel: the recording's provenance stores the command line,
+    and relative paths mean the same as in the README.
+    """
+    cmd = [sys.executable, "-m", module, *map(str, args)]
+    print("$ python -m", module, *args, flush=True)
+    with subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, bufsize=1) as proc:
+        for line in proc.stdout:
+            print(line, end="", flush=True)
+    return proc.returncode
+
+
+__all__ = ["CalculatorApp", "CalculatorLab", "Controls", "LabState", "figure", "recording_note", "resolve",
+           "run_module", "shipped_recordings"]

@@ -1,0 +1,248 @@
+"""The calculator lab (prefixlab/lab.py): every control -> result, without a browser."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from prefixlab import calculator, counterfactual, pricing, report
+from prefixlab.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, break_lines, resolve, run_module
+from prefixlab.rules.anthropic import explicit, min_cacheable_tokens
+
+SHIPPED = "data/recordings/t10-smollm2-llamacpp"
+
+
+@pytest.fixture(scope="module")
+def rec():
+    return calculator.load_recording(DEFAULT_RECORDING)
+
+
+@pytest.fixture
+def lab():
+    return CalculatorLab()
+
+
+def dicts(rows):
+    return calculator.as_dicts(rows)
+
+
+def test_default_state_is_the_recorded_history_under_the_recorded_rule(lab, rec):
+    s = lab.state
+    assert s.error is None
+    assert s.controls.recording == SHIPPED  # relative: no absolute path in a notebook
+    assert s.controls.session == counterfactual.history_session(rec)
+    assert (s.controls.rule, s.controls.k, s.controls.breakpoint) == ("llamacpp", 0, None)
+    assert s.rows == dicts(calculator.analyze(rec, "llamacpp", sessions=s.controls.session))
+    assert s.comparable and all(r["ok"] for r in s.rows)
+    assert s.rounds == [r["round"] for r in s.rows] and s.controls.round in s.rounds
+    assert s.rules == calculator.rule_names()
+    assert s.models == pricing.known_models("anthropic")
+    assert [sid for _, sid in s.sessions] == [x["id"] for x in rec.manifest["sessions"]]
+    assert "口径" in repr(s.provenance) and SHIPPED in repr(s.provenance)
+
+
+def test_k_slider_gives_the_counterfactual_rows(lab, rec):
+    history = lab.state.controls.session
+    s = lab.update(k=3)
+    assert s.error is None
+    assert s.rows == dicts(counterfactual.predict(rec, 3, "llamacpp", history))
+    assert s.controls.round == 4  # the first round that carries the refreshed prompt
+    row = next(r for r in s.rows if r["round"] == 4)
+    assert s.break_info["block"] == row["break_block"] and s.break_info["before"] == row["before_break"]
+    assert s.break_info["next_blocks"] == row["next_blocks"]
+    # recorded counterfactual: measured values are there and the prediction agrees
+    assert all(r["measured"] is not None and r["ok"] for r in s.rows)
+    assert lab.update(k=0).rows == dicts(calculator.analyze(rec, "llamacpp", sessions=history))
+
+
+def test_anthropic_rule_model_and_breakpoint_reach_the_calculator(lab, rec):
+    history = lab.state.controls.session
+    s = lab.update(rule="anthropic", model="claude-haiku-4-5", breakpoint="memory_header")
+    assert s.error is None
+    expected = calculator.analyze(rec, "anthropic", sessions=history, model="claude-haiku-4-5",
+                                  breakpoints=explicit("memory_header"))
+    assert s.rows == dicts(expected)
+    assert not s.comparable  # measured by llama-server: shown, not compared
+    assert f"{min_cacheable_tokens('claude-haiku-4-5'):,}" in s.min_tokens
+    assert "memory_header" in s.breakpoints and "tools" not in s.breakpoints  # API blocks are per tool
+    # another rule has no breakpoints: the control is cleared, not silently kept
+    assert lab.update(rule="vllm").controls.breakpoint is None
+
+
+def test_model_missing_from_the_newest_minimum_table_uses_the_older_one(lab):
+    s = lab.update(rule="anthropic", model="claude-haiku-3")
+    assert s.error is None and "2026-02" in s.min_tokens
+
+
+def test_round_picker_moves_break_and_cost(lab):
+    s = lab.update(round=2)
+    assert s.break_info["round"] == 2 and s.cost["round"] == 2
+    row = next(r for r in s.rows if r["round"] == 2)
+    assert (s.break_info["read"], s.break_info["fresh"]) == (row["read"], row["fresh"])
+
+
+def test_cost_terms_are_tokens_times_price_times_multiplier(lab, rec):
+    s = lab.update(model="claude-sonnet-4-5", round=3)
+    row = next(r for r in calculator.analyze(rec, "llamacpp", sessions=s.controls.session) if r.round == 3)
+    expected = pricing.request_cost(row.prediction, "claude-sonnet-4-5")
+    assert s.cost["total"] == pytest.approx(expected.total)
+    for term in s.cost["terms"]:
+        assert term["usd"] == pytest.approx(term["tokens"] * term["base_price"] * term["multiplier"] / 1e6)
+    assert sum(t["usd"] for t in s.cost["terms"]) == pytest.approx(s.cost["total"])
+    assert any("换算" in n for n in s.notes)
+
+
+def test_comparison_is_refresh_vs_no_refresh(lab, rec):
+    s = lab.state
+    expected = report.group_costs(rec, calculator.analyze(rec, "llamacpp"), s.controls.model)
+    assert s.comparison["ratio"] == pytest.approx(expected.ratio)
+    s = lab.update(k=5)
+    # the counterfactual against the same history alone on an empty cache
+    history = [i for i, c in enumerate(rec.calls) if c.session == s.controls.session]
+    baseline = calculator.predict_indices(calculator.prepare(rec), history, "llamacpp",
+                                          calculator.rule_config(rec, "llamacpp"))
+    preds = [r.prediction for r in counterfactual.predict(rec, 5, "llamacpp", s.controls.session)]
+    cmp = pricing.refresh_vs_no_refresh(preds, baseline, s.controls.model)
+    assert s.comparison["refresh_usd"] == pytest.approx(cmp.refresh.total)
+    assert s.comparison["no_refresh_usd"] == pytest.approx(cmp.no_refresh.total)
+
+
+def test_bad_path_shows_an_error_and_keeps_the_recording(lab):
+    before = lab.update(k=2)
+    s = lab.open("data/recordings/no-such-recording")
+    assert "no manifest.json" in s.error and "data/recordings/no-such-recording" in s.error
+    assert s.controls == before.controls and s.rows == before.rows
+    assert lab.open("   ").error == "请输入录制目录的路径"
+    # the next good change clears the message
+    assert lab.update(k=1).error is None
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda m: m.pop("order"), "'order' is a required property"),
+    (lambda m: m.update(status="incomplete"), "not complete"),
+    (lambda m: m["provenance"]["tokenizer"].update(sha256="0" * 64), "tokenizer sha256"),
+])
+def test_recording_that_fails_validation_shows_the_validator_message(lab, tmp_path, damage, message):
+    broken = tmp_path / "broken"
+    shutil.copytree(DEFAULT_RECORDING, broken)
+    manifest = json.loads((broken / "manifest.json").read_text(encoding="utf-8"))
+    damage(manifest)
+    (broken / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    before = lab.state
+    s = lab.open(broken)
+    assert message in s.error
+    assert s.controls == before.controls and s.rows == before.rows
+
+
+def test_invalid_json_manifest(lab, tmp_path):
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "manifest.json").write_text("{not json", encoding="utf-8")
+    assert "not valid JSON" in lab.open(broken).error
+
+
+def test_a_copy_anywhere_opens_like_the_shipped_one(lab, tmp_path):
+    mine = tmp_path / "my-t10"
+    shutil.copytree(DEFAULT_RECORDING, mine)
+    s = lab.open(str(mine))
+    assert s.error is None and s.controls.recording == str(mine)
+    assert s.rows == CalculatorLab().state.rows
+
+
+def test_relative_paths_are_tried_from_the_repo_root(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # like a notebook running in labs/
+    path, shown = resolve(SHIPPED)
+    assert path == DEFAULT_RECORDING.resolve() and shown == SHIPPED
+
+
+def test_out_of_range_settings_are_refused_with_a_message(lab):
+    before = lab.state
+    k_max = before.k_max
+    s = lab.update(k=k_max + 1)
+    assert f"0..{k_max}" in s.error and s.controls == before.controls
+    assert "没有会话" in lab.update(session="nope").error
+    assert "价格表里没有模型" in lab.update(model="gpt-4").error
+    with pytest.raises(TypeError, match="unknown control"):
+        lab.update(colour="red")
+
+
+def test_sessions_without_a_counterfactual_disable_the_slider(lab, rec):
+    fork = next(s["id"] for s in rec.manifest["sessions"] if s["kind"] == "fork")
+    s = lab.update(k=3, session=fork)
+    assert "k=3" in s.error  # k belongs to a main session
+    s = lab.update(session=fork)
+    assert s.error is None and s.k_max == 0 and s.controls.k == 0 and "主会话" in s.k_note
+    assert s.rows == dicts(calculator.analyze(rec, "llamacpp", sessions=fork))
+
+
+def test_report_prints_the_table_and_the_numbers(lab):
+    text = lab.report()
+    s = lab.state
+    assert s.summary in text and s.controls.session in text
+    assert f"{s.cost['total']:.6f}" in text and f"{s.comparison['ratio']:.3f}" in text
+    assert "/tmp" not in text and str(DEFAULT_RECORDING) not in text
+
+
+def test_widgets_drive_the_lab():
+    from prefixlab.book import setup_notebook
+
+    setup_notebook()  # figures carry the book's HTML next to plotly's JSON
+    app = CalculatorApp()
+    assert app.k.value == 0 and app.session.value == app.lab.state.controls.session
+    app.k.value = 4
+    assert app.lab.state.controls.k == 4 and app.round.value == 5
+    assert app.breakpoint.disabled
+    app.rule.value = "anthropic"
+    assert not app.breakpoint.disabled
+    assert app.breakpoint.value == "" and app.breakpoint.label == "(无)"
+    app.breakpoint.value = "memory_header"
+    assert app.lab.state.controls.breakpoint == "memory_header"
+    assert "显式断点在 memory_header" in app.lab.state.scenario
+    data = app.chart.outputs[0]["data"]
+    assert "text/html" in data and "application/vnd.plotly.v1+json" in data and "text/plain" not in data
+    app.breakpoint.value = ""
+    assert app.lab.state.controls.breakpoint is None
+    app.breakpoint.value = "memory_header"
+    app.path.value = "nowhere/at/all"
+    app.open_button.click()
+    assert "no manifest.json" in app.error.value and app.lab.state.controls.k == 4
+    app.session.value = next(sid for _, sid in app.session.options if "fork" in sid)
+    assert app.k.disabled and app.k.value == 0
+    assert app._repr_mimebundle_()["text/plain"] == CalculatorApp.TEXT
+
+
+def test_run_module_streams_output_and_returns_the_exit_code(capsys):
+    code = run_module("prefixlab.verify", "data/recordings/no-such-recording")
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.startswith("$ python -m prefixlab.verify data/recordings/no-such-recording")
+    assert "no manifest.json" in out
+
+
+def test_a_bad_first_recording_raises_with_the_message():
+    with pytest.raises(ValueError, match="no manifest.json"):
+        CalculatorLab("data/recordings/no-such-recording")
+
+
+def test_a_failed_change_keeps_the_text_table_of_the_last_good_state(lab):
+    text = lab.report()
+    lab.update(k=99)
+    assert lab.report().startswith(text.split("\n错误")[0]) and "错误: k=99" in lab.report()
+
+
+def test_a_recording_without_counterfactuals_still_gets_the_slider(lab, tmp_path):
+    # what `record_t10 --no-counterfactuals` writes: main sessions and the fork only
+    quick = tmp_path / "quick"
+    shutil.copytree(DEFAULT_RECORDING, quick)
+    manifest = json.loads((quick / "manifest.json").read_text(encoding="utf-8"))
+    dropped = {s["id"] for s in manifest["sessions"] if s["kind"] == "counterfactual"}
+    manifest["sessions"] = [s for s in manifest["sessions"] if s["id"] not in dropped]
+    manifest["order"] = [o for o in manifest["order"] if o["session"] not in dropped]
+    (quick / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    s = lab.open(quick)
+    assert s.error is None and s.k_max == lab.update(recording=DEFAULT_RECORDING).k_max
+    lab.open(quick)
+    s = lab.update(k=3)
+    assert s.error is None and all(r["measured"] is None for r in s.rows)  # built, not measured
+    assert s.break_info["measured"] is None and "服务器实测" not in "\n".join(break_lines(s.break_info))
