@@ -191,6 +191,7 @@ class Checker:
         before = fig.evaluate(state)
         menus = fig.locator("g.updatemenu-container")
         if menus.count():
+            menus.first.scroll_into_view_if_needed()
             kind = fig.evaluate("el => el.layout.updatemenus[0].type || 'dropdown'")
             if kind == "dropdown":  # open it, pick the second entry
                 fig.locator("g.updatemenu-header-group").first.click()
@@ -204,6 +205,7 @@ class Checker:
             before = after
         rail = fig.locator("rect.slider-rail-rect")
         if rail.count():
+            rail.first.scroll_into_view_if_needed()
             box = rail.first.bounding_box()
             page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] / 2)  # the last step
             page.wait_for_timeout(300)
