@@ -47,11 +47,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import hashlib
 import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from .server import sha256_file
 
 # GGUF token types (gguf-py: gguf.constants.TokenType).
 TOKEN_TYPE_NORMAL = 1
@@ -281,14 +282,6 @@ def missing_bytes(vocab: GGUFVocab) -> list[str]:
     """Bytes that have no token of their own (both tokenizers drop them)."""
     known = set(vocab.tokens)
     return [f"0x{b:02X}" for b, ch in sorted(byte_to_unicode().items()) if ch not in known]
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def derive(gguf_path: str | Path, out_path: str | Path, provenance_path: str | Path | None,

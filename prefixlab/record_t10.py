@@ -17,7 +17,6 @@ vLLM, another llama-server): nothing is restarted, so the counterfactuals share 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import platform
 import shutil
@@ -35,14 +34,11 @@ from miniagent.tools import Toolbox, Workspace
 
 from .policy import T10_DIR, ScriptedPolicy, load_script, load_tasks, monotonic_clock
 from .recording import FORMAT, write_manifest
+from .server import sha256_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TOKENIZER = REPO_ROOT / "data" / "tokenizers" / "smollm2-135m-instruct.tokenizer.json"
 DEFAULT_TEMPLATE = REPO_ROOT / "data" / "templates" / "qwen3-chat-template.jinja"
-
-
-def sha256_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class Recorder:
@@ -167,10 +163,10 @@ class Recorder:
 def base_provenance(template: Path, tokenizer: Path, argv: list[str] | None = None) -> dict:
     return {
         "chat_template": {"path": str(template.relative_to(REPO_ROOT)) if template.is_relative_to(REPO_ROOT)
-                          else template.name, "sha256": sha256_of(template),
+                          else template.name, "sha256": sha256_file(template),
                           "text": template.read_text(encoding="utf-8")},
         "tokenizer": {"path": str(tokenizer.relative_to(REPO_ROOT)) if tokenizer.is_relative_to(REPO_ROOT)
-                      else tokenizer.name, "sha256": sha256_of(tokenizer) if tokenizer.exists() else "missing"},
+                      else tokenizer.name, "sha256": sha256_file(tokenizer) if tokenizer.exists() else "missing"},
         "recorder": {"python": platform.python_version(), "platform": platform.platform(terse=True),
                      "command": "python -m prefixlab.record_t10 " + " ".join(sys.argv[1:] if argv is None else argv)},
     }

@@ -11,13 +11,13 @@ mismatch, with the session, round and both counts.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from .prompt_tokens import load_tokenizer, prompt_token_ids
 from .recording import Recording, RecordingError, load
+from .server import sha256_file
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RECORDINGS = REPO_ROOT / "data" / "recordings"
@@ -36,7 +36,7 @@ def tokenizer_for(recording: Recording, path: Path | None = None):
     """The tokenizer the recording names, refused if its sha256 differs from the recorded one."""
     info = recording.provenance["tokenizer"]
     path = path or REPO_ROOT / info["path"]
-    actual = hashlib.sha256(Path(path).read_bytes()).hexdigest() if Path(path).is_file() else "missing"
+    actual = sha256_file(path) if Path(path).is_file() else "missing"
     if actual != info["sha256"]:
         raise RecordingError(f"{recording.path}: the recording was made with tokenizer sha256 {info['sha256']}, "
                              f"but {path} has {actual}")
