@@ -11,6 +11,9 @@ What it records (all with the scripted policy, every request sent to the server)
   refresh right after round k would have produced (rounds after k carry the note); with a
   server we launch, each k gets a fresh server (a new *epoch*: empty cache).
 
+- live: day 1 once more with no script: the model's own replies drive the loop (on a fresh
+  server). A small model may answer in prose at once; that is recorded as it happened.
+
 With ``--server-url`` it talks to a server you started yourself (mlx_lm.server, Ollama,
 vLLM, another llama-server): nothing is restarted, so the counterfactuals share one cache.
 """
@@ -39,6 +42,7 @@ from .server import sha256_file
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TOKENIZER = REPO_ROOT / "data" / "tokenizers" / "smollm2-135m-instruct.tokenizer.json"
 DEFAULT_TEMPLATE = REPO_ROOT / "data" / "templates" / "qwen3-chat-template.jinja"
+LIVE_MAX_TOKENS = 128  # enough for a tool call or a short answer from the live model
 
 
 class Recorder:
@@ -131,7 +135,27 @@ class Recorder:
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": "refresh", "day": 1,
                         "kind": "counterfactual", "k": k}, session, 0, policy)
 
-    def record(self, counterfactuals: bool = True) -> dict:
+    def run_live(self, group: str = "frozen") -> None:
+        """Day 1 with the model's own replies driving the loop (no script), on a fresh server."""
+        sid = f"live-{group}-day1"
+        workspace, memory = self.fresh_copy(sid)
+        session = Session.open(self.out / f"{sid}.jsonl")
+        model = self.model()
+        sent_at = []
+
+        class Live:  # the real model, timestamped like the scripted policy
+            def complete(_, messages, tools=None, **params):
+                sent_at.append(self.clock())
+                return model.complete(messages, tools, max_tokens=LIVE_MAX_TOKENS, temperature=0)
+
+        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, group)
+        run_task(self.tasks["day1"].strip(), model=Live(), toolbox=Toolbox(workspace, memory), session=session,
+                 system_prompt=provider, max_rounds=len(self.script["day1"]))
+        policy = type("Sent", (), {"sent_at": sent_at})()
+        self._register({"id": sid, "file": f"{sid}.jsonl", "group": group, "day": 1, "kind": "live"},
+                       session, 0, policy)
+
+    def record(self, counterfactuals: bool = True, live: bool = True) -> dict:
         self.log(f"recording T10 into {self.out} (epoch {self.epoch})")
         days = {}
         for group in ("refresh", "frozen"):
@@ -149,6 +173,10 @@ class Recorder:
                 self.epoch = self.restart(self.epoch)
                 self.log(f"counterfactual k={k} (epoch {self.epoch})")
                 self.run_counterfactual(frozen_day1, note_system, k)
+        if live:
+            self.epoch = self.restart(self.epoch)
+            self.log(f"live run (epoch {self.epoch}): the model's own replies drive the loop")
+            self.run_live()
         self.manifest["status"] = "complete"
         write_manifest(self.out, self.manifest)
         shutil.rmtree(self.work, ignore_errors=True)
@@ -195,6 +223,7 @@ def main(argv=None) -> int:
     p.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help="chat template the server renders with")
     p.add_argument("--port", type=int, default=0, help="port for the launched server (default: a free one)")
     p.add_argument("--no-counterfactuals", action="store_true")
+    p.add_argument("--no-live", action="store_true", help="skip the run where the model's own replies drive the loop")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = p.parse_args(argv)
     if args.out.exists():
@@ -221,7 +250,7 @@ def main(argv=None) -> int:
         recorder = Recorder(args.out, lambda: server.openai_base_url, restart, provenance, "local")
     started = time.monotonic()
     try:
-        manifest = recorder.record(counterfactuals=not args.no_counterfactuals)
+        manifest = recorder.record(counterfactuals=not args.no_counterfactuals, live=not args.no_live)
     except (ModelError, OSError, RuntimeError) as err:
         recorder.fail(err)
         print(f"record_t10: error: {err}\nthe recording in {args.out} is marked incomplete", file=sys.stderr)

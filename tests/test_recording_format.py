@@ -47,6 +47,9 @@ def test_recording_has_all_sessions_in_global_order(recorded):
     assert [s["k"] for s in cf] == list(range(1, 10))
     assert [c.seq for c in rec.calls] == list(range(len(rec.calls)))
     assert rec.session_calls("counterfactual-k3")[0].epoch == 3  # a fresh server per k
+    live = rec.session_info("live-frozen-day1")
+    assert live["kind"] == "live" and rec.session_calls("live-frozen-day1")[0].epoch == 10
+    assert rec.session_calls("live-frozen-day1")[0].request["max_tokens"] > 1  # the model really answers
 
 
 def test_refresh_puts_the_note_in_the_prompt_right_after_the_write(recorded):
