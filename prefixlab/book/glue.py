@@ -1,22 +1,13 @@
 """Glue computed values into a chapter's prose, formatted the way the text shows them.
 
-MyST-NB's ``glue`` stores an object's ``text/plain`` form; a plain ``str`` would show its quotes.
-``glue_text("refresh_cached", 168)`` stores ``168`` (thousands separated: ``1,658``), and the
-markdown writes ``{glue:text}`refresh_cached```. nbval compares the stored text like any output.
+``glue_text("refresh_cached", 1658)`` stores the string ``"1,658"`` with MyST-NB's ``glue``; the
+markdown writes ``{glue:text}`refresh_cached```. MyST-NB reads a glued ``str`` back through
+``ast.literal_eval`` (which strips the quotes of its text form), so strings are the safe carrier:
+a bare ``1,658`` would be read back as the tuple ``(1, 658)``. nbval compares the stored text.
 """
 from __future__ import annotations
 
 from myst_nb import glue
-
-
-class Shown:
-    """An object whose text form is exactly ``text``."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 def shown(value) -> str:
@@ -30,7 +21,7 @@ def shown(value) -> str:
 
 
 def glue_text(name: str, value) -> None:
-    glue(name, Shown(shown(value)), display=False)
+    glue(name, shown(value), display=False)
 
 
 def glue_all(**values) -> None:
