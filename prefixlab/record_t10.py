@@ -70,12 +70,13 @@ class Recorder:
         shutil.copytree(T10_DIR / "repo", root / "repo")
         return Workspace(root / "repo"), MemoryStore(root / "home" / "MEMORY.md")
 
-    def _register(self, info: dict, session: Session, first_new: int, policy: ScriptedPolicy) -> None:
+    def _register(self, info: dict, session: Session, first_new: int, sent_at: list[float]) -> None:
+        """Add a finished session to the manifest: its leaf, and its requests to the global order."""
         calls = [e for e in session.entries[first_new:] if e["type"] == "model_call"]
-        assert len(calls) == len(policy.sent_at), "every request must map to one model_call entry"
+        assert len(calls) == len(sent_at), "every request must map to one model_call entry"
         info["leaf"] = session.leaf
         self.manifest["sessions"].append(info)
-        for entry, t in zip(calls, policy.sent_at):
+        for entry, t in zip(calls, sent_at):
             self.manifest["order"].append({"session": info["id"], "call": entry["id"], "epoch": self.epoch, "t": t})
         write_manifest(self.out, self.manifest)
         summary = ", ".join(f"{e['response']['usage']['prompt_tokens']}/"
@@ -91,7 +92,7 @@ class Recorder:
         run_task(self.tasks[f"day{day}"].strip(), model=policy, toolbox=Toolbox(workspace, memory),
                  session=session, system_prompt=provider, max_rounds=len(self.script[f"day{day}"]))
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": group, "day": day, "kind": "main"},
-                       session, 0, policy)
+                       session, 0, policy.sent_at)
         return session
 
     def run_fork(self, day1: Session, group: str) -> None:
@@ -110,7 +111,7 @@ class Recorder:
                  system_prompt=provider, max_rounds=len(fork["turns"]))
         self._register({"id": sid, "file": day1.path.name, "group": group, "day": 1, "kind": "fork",
                         "forked_from": {"session": f"{group}-day1", "entry": branch_at,
-                                        "after_round": fork["after_round"]}}, day1, first_new, policy)
+                                        "after_round": fork["after_round"]}}, day1, first_new, policy.sent_at)
 
     def run_counterfactual(self, history: list[dict], note_system: str, k: int) -> None:
         """Resend the requests on ``history`` (a session path); from round k+1 on with ``note_system``."""
@@ -131,9 +132,8 @@ class Recorder:
             sent_at.append(self.clock())
             reply = model.complete(messages, tools, **request)
             session.append("model_call", round=entry["round"], request=reply.request, response=reply.response)
-        policy = type("Sent", (), {"sent_at": sent_at})()
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": "refresh", "day": 1,
-                        "kind": "counterfactual", "k": k}, session, 0, policy)
+                        "kind": "counterfactual", "k": k}, session, 0, sent_at)
 
     def run_live(self, group: str = "frozen") -> None:
         """Day 1 with the model's own replies driving the loop (no script), on a fresh server."""
@@ -151,9 +151,8 @@ class Recorder:
         provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, group)
         run_task(self.tasks["day1"].strip(), model=Live(), toolbox=Toolbox(workspace, memory), session=session,
                  system_prompt=provider, max_rounds=len(self.script["day1"]))
-        policy = type("Sent", (), {"sent_at": sent_at})()
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": group, "day": 1, "kind": "live"},
-                       session, 0, policy)
+                       session, 0, sent_at)
 
     def record(self, counterfactuals: bool = True, live: bool = True) -> dict:
         self.log(f"recording T10 into {self.out} (epoch {self.epoch})")
