@@ -32,16 +32,19 @@ class NoteRefused(ValueError):
     """A note was not saved; the message says why. The file is unchanged."""
 
 
+def split_entries(text: str) -> list[str]:
+    """The entries of a memory text (the file's content, or the memory block of a prompt)."""
+    text = text.strip("\n")
+    return [e for e in text.split(ENTRY_DELIMITER) if e.strip()] if text else []
+
+
 class MemoryStore:
     def __init__(self, path: Path | str, char_limit: int = MEMORY_CHAR_LIMIT):
         self.path = Path(path)
         self.char_limit = char_limit
 
     def entries(self) -> list[str]:
-        if not self.path.exists():
-            return []
-        text = self.path.read_text(encoding="utf-8").strip("\n")
-        return [e for e in text.split(ENTRY_DELIMITER) if e.strip()] if text else []
+        return split_entries(self.path.read_text(encoding="utf-8")) if self.path.exists() else []
 
     def text(self) -> str:
         """The memory exactly as it is injected into the prompt."""

@@ -6,7 +6,7 @@ The right answers are computed from the recording, never stored.
 from __future__ import annotations
 
 from . import calculator, counterfactual
-from .swimlane import lanes
+from .swimlane import session_lanes
 
 ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
 
@@ -57,8 +57,7 @@ def check_layout(recording, breakpoints, model: str = "claude-opus-5", session: 
         rows = calculator.analyze(recording, "anthropic", sessions=session, model=model, breakpoints=explicit(*names))
     except (CacheControlError, ValueError) as err:
         return f"API 会拒绝这个请求:{err}"
-    group = recording.session_info(session)["group"]
-    refresh_round = next((l.round for l in lanes(recording, group) if l.session == session and l.refreshed), None)
+    refresh_round = next((l.round for l in session_lanes(recording, session, []) if l.refreshed), None)
     if refresh_round is None:
         return f"{session} 里没有刷新 system prompt 的那一轮:换一个刷新组的会话。"
     refresh = next(r for r in rows if r.round == refresh_round)

@@ -31,3 +31,10 @@ def test_frozen_lags_until_day_two(rec):
 def test_memory_in_prompt_refuses_other_prompts():
     with pytest.raises(ValueError, match="no memory header"):
         memory_in_prompt("You are a helpful assistant.")
+
+
+def test_each_lane_knows_the_tool_its_reply_called(rec):
+    day1 = [l for l in lanes(rec, "refresh") if l.day == 1]
+    write = next(l for l in day1 if l.tool == "remember")
+    assert day1[write.round].on_disk and not write.on_disk  # on disk from the next request on
+    assert day1[-1].tool is None  # the last reply is the final answer
