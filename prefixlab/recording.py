@@ -68,6 +68,7 @@ class Recording:
     path: Path
     manifest: dict
     calls: list[Call]
+    files: dict[str, Session] = field(default_factory=dict, repr=False)  # session files, read once by load()
 
     @property
     def provenance(self) -> dict:
@@ -90,7 +91,8 @@ class Recording:
     def session_path(self, session_id: str) -> list[dict]:
         """All entries of a session's path (system, messages, refreshes, calls), root first."""
         info = self.session_info(session_id)
-        return Session.open(self.path / info["file"]).path_to(info["leaf"])
+        session = self.files.get(info["file"]) or Session.open(self.path / info["file"])
+        return session.path_to(info["leaf"])
 
 
 def _schema() -> dict:
@@ -142,11 +144,12 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
 
     # Read every model_call entry of every session file once, with its line number.
     entries: dict[str, tuple[dict, str]] = {}
+    files: dict[str, Session] = {}
     sessions = {s["id"]: s for s in manifest["sessions"]}
     for file in sorted({s["file"] for s in manifest["sessions"]}):
         file_path = path / file
         try:
-            session = Session.open(file_path)
+            session = files[file] = Session.open(file_path)
         except (OSError, SessionFileError) as err:
             raise RecordingError(f"{file_path}: cannot read session file ({err})") from None
         if session.dropped and manifest["status"] == "complete":
@@ -167,7 +170,7 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
         entry, _ = entries[item["call"]]
         calls.append(Call(seq, item["session"], entry.get("round", 0), item["epoch"], item["t"],
                           item["call"], entry["request"], entry["response"]))
-    return Recording(path, manifest, calls)
+    return Recording(path, manifest, calls, files)
 
 
 def write_manifest(path: Path, manifest: dict) -> None:
