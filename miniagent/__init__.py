@@ -7,6 +7,6 @@ from .memory import MEMORY_CHAR_LIMIT, MemoryStore, NoteRefused, SystemPromptPro
 from .model import ChatModel, ModelError, ModelReply
 from .prompt import BASE_PROMPT, SystemPrompt, build_system_prompt, read_agents_md
 from .session import Session, SessionFileError
-from .tools import TOOL_DEFINITIONS, Toolbox, ToolError, Workspace
+from .tools import Toolbox, ToolError, Workspace
 
 __version__ = "0.1.0"

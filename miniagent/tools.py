@@ -4,6 +4,10 @@ File tools refuse absolute paths, ``..`` and symlinks that lead outside the
 workspace. ``run_command`` runs in the workspace with a timeout and an output
 cap; it is not a sandbox (a command can still name other paths), which is why
 miniagent is meant for throwaway copies of a repository.
+
+Each tool's definition (what the model is told) sits on its handler, in the
+``@tool`` line above it. ``Toolbox.call`` checks the model's arguments against
+that definition's JSON schema before the handler runs.
 """
 from __future__ import annotations
 
@@ -23,28 +27,49 @@ class ToolError(Exception):
     """A tool call that cannot be carried out; the model sees the message."""
 
 
-def _function(name: str, description: str, **params: str) -> dict:
-    """An OpenAI tool definition whose parameters are all required strings."""
-    properties = {p: {"type": "string", "description": d} for p, d in params.items()}
-    return {"type": "function", "function": {
-        "name": name, "description": description,
-        "parameters": {"type": "object", "properties": properties, "required": list(params)}}}
+def tool(description: str, **params: str):
+    """Attach an OpenAI tool definition to the handler below it; every parameter is a required string."""
+    def attach(handler):
+        properties = {p: {"type": "string", "description": d} for p, d in params.items()}
+        handler.definition = {"type": "function", "function": {
+            "name": handler.__name__, "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": list(params)}}}
+        return handler
+    return attach
 
 
-TOOL_DEFINITIONS = [
-    _function("list_files", "List files under a directory of the repository.",
-              path="Directory relative to the repository root, e.g. '.'"),
-    _function("read_file", "Read a text file of the repository.", path="File path relative to the repository root"),
-    _function("write_file", "Create or overwrite a file.", path="File path relative to the repository root",
-              content="The complete new file content"),
-    _function("edit_file", "Replace one exact, unique piece of text in a file.",
-              path="File path relative to the repository root", old="Text to replace (must occur exactly once)",
-              new="Replacement text"),
-    _function("run_command", "Run a shell command in the repository root and return its output.",
-              command="The shell command"),
-    _function("remember", "Save a note for later sessions (kept outside the repository).",
-              note="One short fact later sessions will need"),
-]
+def json_type(value) -> str:
+    """The JSON Schema type name of a parsed JSON value."""
+    # bool first: True is an int in Python, but not a number in JSON.
+    for name, python_type in (("boolean", bool), ("integer", int), ("number", float), ("string", str),
+                              ("array", list), ("object", dict)):
+        if isinstance(value, python_type):
+            return name
+    return "null"
+
+
+def schema_problem(args, schema: dict) -> str | None:
+    """What is wrong with ``args`` for an object ``schema``, or None if nothing is.
+
+    Checks the JSON Schema subset tool definitions use: required keys, each
+    property's ``type`` and ``additionalProperties: false``.
+    """
+    if not isinstance(args, dict):
+        return "arguments must be a JSON object"
+    properties = schema.get("properties", {})
+    for key in schema.get("required", []):
+        if key not in args:
+            return f"missing required argument {key!r}"
+    for key, value in args.items():
+        if key not in properties:
+            if schema.get("additionalProperties") is False:
+                return f"unknown argument {key!r}; expected: {', '.join(properties)}"
+            continue
+        expected, actual = properties[key].get("type"), json_type(value)
+        if expected and actual != expected and (expected, actual) != ("number", "integer"):
+            article = "an" if expected[0] in "aeio" else "a"
+            return f"{key!r} must be {article} {expected}, not {actual}"
+    return None
 
 
 def cap(text: str, limit: int = OUTPUT_LIMIT) -> str:
@@ -76,6 +101,8 @@ class Workspace:
             raise ToolError(f"{path!r} leads outside the workspace (through a symlink)")
         return real
 
+    @tool("List files under a directory of the repository.",
+          path="Directory relative to the repository root, e.g. '.'")
     def list_files(self, path: str = ".") -> str:
         directory = self.resolve(path)
         if not directory.is_dir():
@@ -88,18 +115,24 @@ class Workspace:
             names.append(str(rel))
         return cap("\n".join(names) or "(no files)")
 
+    @tool("Read a text file of the repository.", path="File path relative to the repository root")
     def read_file(self, path: str) -> str:
         file = self.resolve(path)
         if not file.is_file():
             raise ToolError(f"no such file: {path!r}")
         return cap(file.read_text(encoding="utf-8", errors="replace"))
 
+    @tool("Create or overwrite a file.", path="File path relative to the repository root",
+          content="The complete new file content")
     def write_file(self, path: str, content: str) -> str:
         file = self.resolve(path)
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(content, encoding="utf-8")
         return f"Wrote {len(content)} characters to {path}."
 
+    @tool("Replace one exact, unique piece of text in a file.",
+          path="File path relative to the repository root", old="Text to replace (must occur exactly once)",
+          new="Replacement text")
     def edit_file(self, path: str, old: str, new: str) -> str:
         file = self.resolve(path)
         if not file.is_file():
@@ -111,6 +144,7 @@ class Workspace:
         file.write_text(text.replace(old, new), encoding="utf-8")
         return f"Edited {path}."
 
+    @tool("Run a shell command in the repository root and return its output.", command="The shell command")
     def run_command(self, command: str) -> str:
         # A new process group lets us kill the command and everything it started.
         proc = subprocess.Popen(command, shell=True, cwd=self.root, stdout=subprocess.PIPE,
@@ -129,22 +163,32 @@ class Toolbox:
 
     def __init__(self, workspace: Workspace, memory: MemoryStore):
         self.workspace, self.memory = workspace, memory
-        self.definitions = TOOL_DEFINITIONS
+        w = workspace
+        # In the order the model sees them: recorded requests depend on this order.
+        self.handlers = {h.__name__: h for h in (w.list_files, w.read_file, w.write_file, w.edit_file,
+                                                  w.run_command, self.remember)}
+        self.definitions = [h.definition for h in self.handlers.values()]
+
+    @tool("Save a note for later sessions (kept outside the repository).",
+          note="One short fact later sessions will need")
+    def remember(self, note: str) -> str:
+        return self.memory.add(note)
 
     def call(self, name: str, arguments: str | dict) -> str:
+        handler = self.handlers.get(name)
+        if handler is None:
+            return f"error: unknown tool {name!r}; available: {', '.join(sorted(self.handlers))}"
         try:
-            args = json.loads(arguments or "{}") if isinstance(arguments, str) else dict(arguments)
-            if not isinstance(args, dict):
-                raise ToolError("arguments must be a JSON object")
-            if name == "remember":
-                return self.memory.add(args.get("note", ""))
-            known = {d["function"]["name"] for d in self.definitions} - {"remember"}
-            if name not in known:
-                raise ToolError(f"unknown tool {name!r}; available: {', '.join(sorted(known | {'remember'}))}")
-            return getattr(self.workspace, name)(**args)
+            args = json.loads(arguments or "{}") if isinstance(arguments, str) else arguments
         except json.JSONDecodeError as err:
             return f"error: arguments are not valid JSON ({err})"
-        except TypeError as err:  # wrong or missing argument names
+        # Check before the handler runs: a handler may assume its arguments have the declared types.
+        problem = schema_problem(args, handler.definition["function"]["parameters"])
+        if problem:
+            return f"error: bad arguments for {name}: {problem}"
+        try:
+            return handler(**args)
+        except TypeError as err:  # an extra argument the schema allows but the handler does not take
             return f"error: bad arguments for {name}: {err}"
         except (ToolError, NoteRefused, OSError) as err:
             return f"error: {err}"

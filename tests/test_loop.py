@@ -81,3 +81,12 @@ def test_max_rounds_stops_a_model_that_never_answers(tmp_path):
                       session=Session.open(tmp_path / "s.jsonl"),
                       system_prompt=SystemPromptProvider("b", "", memory, "frozen"), max_rounds=3, log=lines.append)
     assert result == "" and lines[-1] == "stopped: no final answer after 3 rounds"
+
+
+def test_a_tool_call_with_a_wrongly_typed_argument_gets_an_error_message_not_a_crash(tmp_path):
+    turns = [tool_call("c1", "remember", note=5), answer("done")]
+    result, _, session = _day(tmp_path, "refresh", turns, "s.jsonl")
+    assert result == "done"
+    tool_messages = [m for m in session.messages() if m["role"] == "tool"]
+    assert tool_messages[0]["content"] == "error: bad arguments for remember: 'note' must be a string, not integer"
+    assert MemoryStore(tmp_path / "home" / "MEMORY.md").entries() == []

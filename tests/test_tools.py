@@ -1,10 +1,11 @@
+import inspect
 import json
 import os
 
 import pytest
 
 from miniagent.memory import MemoryStore
-from miniagent.tools import OUTPUT_LIMIT, Toolbox, ToolError, Workspace, cap
+from miniagent.tools import OUTPUT_LIMIT, Toolbox, ToolError, Workspace, cap, schema_problem
 
 
 @pytest.fixture
@@ -80,3 +81,44 @@ def test_tool_definitions_are_valid_openai_functions(ws, tmp_path):
     assert names == ["list_files", "read_file", "write_file", "edit_file", "run_command", "remember"]
     for d in box.definitions:
         assert d["type"] == "function" and d["function"]["parameters"]["type"] == "object"
+
+
+@pytest.mark.parametrize("name, arguments, problem", [
+    ("remember", {"note": 5}, "'note' must be a string, not integer"),
+    ("remember", {"note": None}, "'note' must be a string, not null"),
+    ("write_file", {"path": "a.txt", "content": ["x"]}, "'content' must be a string, not array"),
+    ("edit_file", {"path": "app.py", "old": "hi"}, "missing required argument 'new'"),
+    ("read_file", {}, "missing required argument 'path'"),
+])
+def test_arguments_are_checked_against_the_schema_before_the_handler_runs(ws, tmp_path, name, arguments, problem):
+    memory = MemoryStore(tmp_path / "MEMORY.md")
+    box = Toolbox(ws, memory)
+    assert box.call(name, json.dumps(arguments)) == f"error: bad arguments for {name}: {problem}"
+    assert box.call(name, arguments) == f"error: bad arguments for {name}: {problem}"  # already parsed
+    assert not memory.path.exists() and not (ws.root / "a.txt").exists()  # no handler ran
+
+
+@pytest.mark.parametrize("arguments", ["[1, 2]", "null", '"app.py"'])
+def test_arguments_that_are_not_an_object_are_refused(ws, tmp_path, arguments):
+    box = Toolbox(ws, MemoryStore(tmp_path / "MEMORY.md"))
+    assert box.call("read_file", arguments) == "error: bad arguments for read_file: arguments must be a JSON object"
+
+
+def test_the_schema_check_covers_the_subset_the_tools_use():
+    schema = {"type": "object", "properties": {"path": {"type": "string"}, "count": {"type": "integer"}},
+              "required": ["path"], "additionalProperties": False}
+    assert schema_problem({"path": "a", "count": 2}, schema) is None
+    assert schema_problem({"path": "a", "count": True}, schema) == "'count' must be an integer, not boolean"
+    assert schema_problem({"path": "a", "mode": "w"}, schema) == "unknown argument 'mode'; expected: path, count"
+    # Without additionalProperties: false, JSON Schema allows extra keys.
+    assert schema_problem({"path": "a", "mode": "w"}, {**schema, "additionalProperties": True}) is None
+
+
+def test_each_definition_sits_on_its_handler(ws, tmp_path):
+    box = Toolbox(ws, MemoryStore(tmp_path / "MEMORY.md"))
+    for d in box.definitions:
+        name = d["function"]["name"]
+        handler = box.remember if name == "remember" else getattr(ws, name)
+        assert handler.definition is d
+        params = d["function"]["parameters"]
+        assert list(params["properties"]) == params["required"] == list(inspect.signature(handler).parameters)
