@@ -44,10 +44,27 @@ def parse_args(argv=None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+class TaskFileError(Exception):
+    """The ``@FILE`` given as the task cannot be read."""
+
+
+def read_task(task: str) -> str:
+    """The task text; ``@FILE`` means the text of FILE."""
+    if not task.startswith("@"):
+        return task
+    path = Path(task[1:])
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise TaskFileError(f"cannot read the task file {path}: {err.strerror or err}") from err
+    except UnicodeDecodeError as err:
+        raise TaskFileError(f"cannot read the task file {path}: it is not UTF-8 text ({err.reason})") from err
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
-    task = Path(args.task[1:]).read_text(encoding="utf-8") if args.task.startswith("@") else args.task
     try:
+        task = read_task(args.task)
         workspace = Workspace(args.workspace, command_timeout=args.timeout)
         memory = MemoryStore(args.memory or default_memory_path(workspace.root), args.memory_limit)
         session_path = args.session or HOME / "sessions" / time.strftime("%Y%m%d-%H%M%S.jsonl")
@@ -61,7 +78,7 @@ def main(argv=None) -> int:
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory), session=session,
                           system_prompt=provider, max_rounds=args.max_rounds, log=print)
-    except (ModelError, ToolError, SessionFileError, KeyError, OSError) as err:
+    except (TaskFileError, ModelError, ToolError, SessionFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1
     print("\n" + (answer or "(no final answer)"))

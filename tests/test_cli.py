@@ -39,3 +39,30 @@ def test_server_down_exits_with_a_message(tmp_path, capsys):
     code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
                  "--memory", str(tmp_path / "M.md"), "--session", str(tmp_path / "s.jsonl")])
     assert code == 1 and "cannot reach the model server" in capsys.readouterr().err
+
+
+def test_a_missing_task_file_is_a_clear_error(tmp_path, capsys):
+    missing = tmp_path / "no-such-task.md"
+    code = main([f"@{missing}", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
+                 "--memory", str(tmp_path / "M.md"), "--session", str(tmp_path / "s.jsonl")])
+    assert code == 1
+    assert capsys.readouterr().err == f"miniagent: error: cannot read the task file {missing}: No such file or directory\n"
+
+
+def test_a_task_file_is_read(tmp_path, capsys):
+    (tmp_path / "task.md").write_text("the task from the file")
+    replies = [(200, completion({"role": "assistant", "content": "ok"}))]
+    with FakeChatServer(replies) as srv:
+        code = main([f"@{tmp_path / 'task.md'}", "-w", str(tmp_path), "--server", srv.url,
+                     "--memory", str(tmp_path / "M.md"), "--session", str(tmp_path / "s.jsonl")])
+    assert code == 0
+    assert json.loads(srv.received[0])["messages"][1] == {"role": "user", "content": "the task from the file"}
+
+
+def test_a_task_file_that_is_not_utf8_is_a_clear_error(tmp_path, capsys):
+    task = tmp_path / "task.md"
+    task.write_bytes("修复测试".encode("gbk"))
+    code = main([f"@{task}", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
+                 "--memory", str(tmp_path / "M.md"), "--session", str(tmp_path / "s.jsonl")])
+    assert code == 1 and capsys.readouterr().err.startswith(
+        f"miniagent: error: cannot read the task file {task}: it is not UTF-8 text")
