@@ -482,7 +482,8 @@ def find_binary(cache: Path | None = None) -> Path | None:
 def build_info(binary: Path) -> dict:
     """What the build stamp says about a binary: its variant, flags and smoke test ({} if none)."""
     try:
-        return json.loads(_build_stamp(binary).read_text())
+        recorded = json.loads(_build_stamp(binary).read_text())
+        return recorded if isinstance(recorded, dict) else {}
     except (OSError, json.JSONDecodeError):
         return {}  # no stamp, or one from an older prefixlab: the binary is not trusted
 
