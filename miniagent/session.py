@@ -23,6 +23,13 @@ class SessionFileError(ValueError):
     """The session file cannot be read; the message names the file and line."""
 
 
+class UnknownEntry(KeyError):
+    """No entry with that id in the session."""
+
+    def __str__(self) -> str:
+        return self.args[0]  # KeyError's own str() would wrap the message in quotes
+
+
 @dataclass
 class Dropped:
     """An incomplete last line, found on load and kept aside, never silently lost."""
@@ -109,7 +116,7 @@ class Session:
     def fork(self, entry_id: str) -> None:
         """Continue from an earlier entry: the next append becomes its child."""
         if entry_id not in self.by_id:
-            raise KeyError(f"no entry {entry_id!r} in {self.path}")
+            raise UnknownEntry(f"no entry {entry_id!r} in {self.path}")
         self.leaf = entry_id
 
     # -- reading the tree ----------------------------------------------------

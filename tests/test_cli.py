@@ -59,6 +59,14 @@ def test_a_task_file_is_read(tmp_path, capsys):
     assert json.loads(srv.received[0])["messages"][1] == {"role": "user", "content": "the task from the file"}
 
 
+def test_forking_from_an_unknown_entry_prints_a_clean_message(tmp_path, capsys):
+    session = tmp_path / "s.jsonl"
+    code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
+                 "--memory", str(tmp_path / "M.md"), "--session", str(session), "--fork", "nope"])
+    assert code == 1
+    assert capsys.readouterr().err == f"miniagent: error: no entry 'nope' in {session}\n"
+
+
 def test_a_task_file_that_is_not_utf8_is_a_clear_error(tmp_path, capsys):
     task = tmp_path / "task.md"
     task.write_bytes("修复测试".encode("gbk"))

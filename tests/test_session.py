@@ -41,8 +41,9 @@ def test_fork_from_an_earlier_entry_branches_without_rewriting(tmp_path):
 
 def test_fork_from_an_unknown_entry_is_a_clear_error(tmp_path):
     s = Session.open(tmp_path / "s.jsonl")
-    with pytest.raises(KeyError, match="no entry 'nope'"):
+    with pytest.raises(KeyError, match="no entry 'nope'") as caught:
         s.fork("nope")
+    assert str(caught.value) == f"no entry 'nope' in {s.path}"  # no quotes around the message
 
 
 def test_system_refresh_replaces_the_system_message(tmp_path):
