@@ -52,7 +52,3 @@ def read_agents_md(workspace: Path) -> str:
     """The repository's AGENTS.md, or an empty string when it has none."""
     path = Path(workspace) / "AGENTS.md"
     return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
-
-
-def build_system_prompt(base: str, agents_md: str, memory: str) -> str:
-    return SystemPrompt(base.strip(), agents_md.strip(), memory.strip()).text

@@ -1,4 +1,4 @@
-from miniagent.prompt import BASE_PROMPT, EMPTY_MEMORY, MEMORY_HEADER, SystemPrompt, build_system_prompt, read_agents_md
+from miniagent.prompt import BASE_PROMPT, EMPTY_MEMORY, MEMORY_HEADER, SystemPrompt, read_agents_md
 
 
 def test_three_blocks_in_fixed_order_and_join_to_the_text():
@@ -11,7 +11,7 @@ def test_three_blocks_in_fixed_order_and_join_to_the_text():
 
 
 def test_empty_memory_keeps_the_header_so_the_layout_never_moves():
-    text = build_system_prompt(BASE_PROMPT, "", "")
+    text = SystemPrompt(BASE_PROMPT, "", "").text
     assert MEMORY_HEADER in text and text.endswith(EMPTY_MEMORY)
 
 
