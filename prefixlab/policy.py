@@ -16,7 +16,7 @@ import yaml
 
 from miniagent.model import ChatModel, ModelReply
 
-T10_DIR = Path(__file__).resolve().parent.parent / "data" / "t10"
+from .paths import T10_DIR
 
 
 def load_script(path: Path = T10_DIR / "script.yml") -> dict:

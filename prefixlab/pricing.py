@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Iterable, Sequence
 
 import yaml
 
+from prefixlab.paths import PRICES
 from prefixlab.rules.base import Prediction
 
-PRICES_DIR = Path(__file__).resolve().parent.parent / "data" / "prices"
 PROVIDERS = ("anthropic", "openai")
 MTOK = 1_000_000
 
@@ -90,7 +89,7 @@ class CostBreakdown:
 def load_table(provider: str) -> dict:
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}")
-    path = PRICES_DIR / f"{provider}.yml"
+    path = PRICES / f"{provider}.yml"
     with open(path, encoding="utf-8") as f:
         table = yaml.safe_load(f)
     if not isinstance(table, dict) or "models" not in table or "source" not in table:

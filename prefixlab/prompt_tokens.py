@@ -24,11 +24,7 @@ import json
 from pathlib import Path
 
 from .chat_template import render_chat
-
-DEFAULT_TOKENIZER = (Path(__file__).resolve().parent.parent / "data" / "tokenizers"
-                     / "smollm2-135m-instruct.tokenizer.json")
-DEFAULT_TEMPLATE = (Path(__file__).resolve().parent.parent / "data" / "templates"
-                    / "qwen3-chat-template.jinja")
+from .paths import CHAT_TEMPLATE, TOKENIZER
 
 _REDERIVE_HINT = ("re-derive it with: python -m prefixlab.gguf_tokenizer "
                   "PATH/TO/SmolLM2-135M-Instruct.Q4_1.gguf --out {path} "
@@ -47,7 +43,7 @@ def load_tokenizer(path: str | Path | None = None):
     """
     from tokenizers import Tokenizer
 
-    path = Path(path) if path is not None else DEFAULT_TOKENIZER
+    path = Path(path) if path is not None else TOKENIZER
     hint = _REDERIVE_HINT.format(path=path)
     if not path.is_file():
         raise TokenizerAssetError(f"tokenizer file not found: {path}; {hint}")
@@ -61,7 +57,7 @@ def load_tokenizer(path: str | Path | None = None):
 
 def load_template(path: str | Path | None = None) -> str:
     """The chat template text the server was started with (default: Qwen3's)."""
-    path = Path(path) if path is not None else DEFAULT_TEMPLATE
+    path = Path(path) if path is not None else CHAT_TEMPLATE
     if not path.is_file():
         raise FileNotFoundError(f"chat template not found: {path}")
     return path.read_text(encoding="utf-8")

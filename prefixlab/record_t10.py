@@ -35,13 +35,11 @@ from miniagent.prompt import BASE_PROMPT, SystemPrompt, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
-from .policy import T10_DIR, ScriptedPolicy, load_script, load_tasks, monotonic_clock
+from .paths import CHAT_TEMPLATE, REPO_ROOT, T10_DIR, TOKENIZER
+from .policy import ScriptedPolicy, load_script, load_tasks, monotonic_clock
 from .recording import FORMAT, write_manifest
 from .server import sha256_file
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_TOKENIZER = REPO_ROOT / "data" / "tokenizers" / "smollm2-135m-instruct.tokenizer.json"
-DEFAULT_TEMPLATE = REPO_ROOT / "data" / "templates" / "qwen3-chat-template.jinja"
 LIVE_MAX_TOKENS = 128  # enough for a tool call or a short answer from the live model
 
 
@@ -217,9 +215,9 @@ def main(argv=None) -> int:
     p.add_argument("out", type=Path, help="recording directory to create (must not exist)")
     p.add_argument("--server-url", help="use a server you started (base URL ending in /v1); default: launch llama-server")
     p.add_argument("--model", default="local", help="model name for --server-url (default: %(default)s)")
-    p.add_argument("--tokenizer", type=Path, default=DEFAULT_TOKENIZER,
+    p.add_argument("--tokenizer", type=Path, default=TOKENIZER,
                    help="tokenizer.json of the served model, for the offline check")
-    p.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help="chat template the server renders with")
+    p.add_argument("--template", type=Path, default=CHAT_TEMPLATE, help="chat template the server renders with")
     p.add_argument("--port", type=int, default=0, help="port for the launched server (default: a free one)")
     p.add_argument("--no-counterfactuals", action="store_true")
     p.add_argument("--no-live", action="store_true", help="skip the run where the model's own replies drive the loop")

@@ -25,8 +25,9 @@ import jsonschema
 
 from miniagent.session import Session, SessionFileError
 
+from .paths import RECORDING_SCHEMA
+
 FORMAT = "prefixlab-recording/1"
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "data" / "recordings" / "schema.json"
 
 
 class RecordingError(ValueError):
@@ -96,7 +97,7 @@ class Recording:
 
 
 def _schema() -> dict:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return json.loads(RECORDING_SCHEMA.read_text(encoding="utf-8"))
 
 
 def _check_call(entry: dict, where: str) -> None:

@@ -32,7 +32,8 @@ import urllib.request
 from pathlib import Path
 from typing import Iterator
 
-CORPUS_DIR = Path(__file__).resolve().parent.parent / "data" / "tokenizers" / "corpus"
+from .paths import TOKENIZER_CORPUS
+
 SWEEP_CHUNK = 4096  # code points per request / per stored hash
 
 
@@ -210,7 +211,7 @@ class ServerClient:
 
 # ---- recording ---------------------------------------------------------------------------
 
-def load_cases(name: str, corpus_dir: Path = CORPUS_DIR) -> list[dict]:
+def load_cases(name: str, corpus_dir: Path = TOKENIZER_CORPUS) -> list[dict]:
     return json.loads((corpus_dir / name).read_text(encoding="utf-8"))["cases"]
 
 
@@ -236,7 +237,7 @@ def server_description(client: ServerClient, provenance: dict | None) -> dict:
     }
 
 
-def record(client: ServerClient, corpus_dir: Path = CORPUS_DIR, provenance: dict | None = None,
+def record(client: ServerClient, corpus_dir: Path = TOKENIZER_CORPUS, provenance: dict | None = None,
            log=print) -> None:
     server = server_description(client, provenance)
     if server["provenance"] and "chat_template" in server["provenance"]:

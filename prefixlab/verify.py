@@ -17,10 +17,8 @@ from pathlib import Path
 
 from .prompt_tokens import load_tokenizer, prompt_token_ids
 from .recording import Recording, RecordingError, load
+from .paths import RECORDINGS, REPO_ROOT
 from .server import sha256_file
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-RECORDINGS = REPO_ROOT / "data" / "recordings"
 
 
 @dataclass

@@ -10,7 +10,6 @@ import pytest
 import yaml
 
 from prefixlab.book.citations import (
-    CITATIONS_PATH,
     CitationError,
     citation_card,
     get_citation,
@@ -18,6 +17,7 @@ from prefixlab.book.citations import (
     parse_citations,
     render_card_html,
 )
+from prefixlab.paths import CITATIONS as CITATIONS_PATH
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u4e00-\u9fff]")

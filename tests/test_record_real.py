@@ -9,7 +9,8 @@ import pytest
 
 from prefixlab.chat_template import render_chat
 from prefixlab.prompt_tokens import load_tokenizer, text_token_ids
-from prefixlab.record_t10 import (DEFAULT_TEMPLATE, DEFAULT_TOKENIZER, Recorder, base_provenance,
+from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
+from prefixlab.record_t10 import (Recorder, base_provenance,
                                   llama_server_provenance)
 from prefixlab.recording import load, write_manifest
 from prefixlab.tokenizer_fixtures import ServerClient
@@ -26,7 +27,7 @@ def recorded(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("real") / "t10-short"
     with LlamaServer(port=free_port()) as server:
-        provenance = base_provenance(DEFAULT_TEMPLATE, DEFAULT_TOKENIZER) | llama_server_provenance(server)
+        provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER) | llama_server_provenance(server)
         recorder = Recorder(out, lambda: server.openai_base_url, lambda e: e, provenance, "local")
         workspace, memory = recorder.fresh_copy("refresh")
         recorder.run_day("refresh", 1, workspace, memory)
@@ -43,8 +44,8 @@ def test_prompt_tokens_equal_the_offline_count(recorded):
 
 def test_rendering_and_ids_equal_the_servers_own(recorded):
     recording, url = recorded
-    template = DEFAULT_TEMPLATE.read_text(encoding="utf-8")
-    tokenizer = load_tokenizer(DEFAULT_TOKENIZER)
+    template = CHAT_TEMPLATE.read_text(encoding="utf-8")
+    tokenizer = load_tokenizer(TOKENIZER)
     server = ServerClient(url)
     for call in recording.calls:
         messages, tools = call.request["messages"], call.request.get("tools")

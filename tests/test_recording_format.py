@@ -4,7 +4,8 @@ import shutil
 
 import pytest
 
-from prefixlab.record_t10 import DEFAULT_TEMPLATE, DEFAULT_TOKENIZER, Recorder, base_provenance
+from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
+from prefixlab.record_t10 import Recorder, base_provenance
 from prefixlab.recording import RecordingError, load
 
 from fake_server import FakeChatServer, completion
@@ -19,7 +20,7 @@ def _reply(body):
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     out = tmp_path_factory.mktemp("rec") / "t10"
-    provenance = base_provenance(DEFAULT_TEMPLATE, DEFAULT_TOKENIZER)
+    provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER)
     provenance["server"], provenance["model"] = {"kind": "external", "flags": []}, {"name": "fake"}
     with FakeChatServer(_reply) as srv:
         epochs = []
@@ -158,7 +159,7 @@ def test_a_server_failing_mid_recording_leaves_an_incomplete_recording(tmp_path)
         return (503, {"error": "overloaded"}) if len(served) > 3 else _reply(body)
 
     out = tmp_path / "t10"
-    provenance = base_provenance(DEFAULT_TEMPLATE, DEFAULT_TOKENIZER)
+    provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER)
     provenance["server"], provenance["model"] = {"kind": "external", "flags": []}, {"name": "fake"}
     with FakeChatServer(flaky) as srv:
         recorder = Recorder(out, lambda: srv.url, lambda e: e + 1, provenance, "fake", log=lambda line: None)

@@ -8,9 +8,10 @@ import pytest
 
 from prefixlab import gguf_tokenizer
 from prefixlab.gguf_tokenizer import GGUFTokenizerError, GGUFVocab, build_tokenizer, sha256_file
-from prefixlab.prompt_tokens import (DEFAULT_TOKENIZER, TokenizerAssetError, load_tokenizer,
+from prefixlab.paths import TOKENIZER as DEFAULT_TOKENIZER, TOKENIZER_CORPUS as CORPUS_DIR
+from prefixlab.prompt_tokens import (TokenizerAssetError, load_tokenizer,
                                      text_token_ids)
-from prefixlab.tokenizer_fixtures import (CORPUS_DIR, ServerClient, ids_digest, load_cases,
+from prefixlab.tokenizer_fixtures import (ServerClient, ids_digest, load_cases,
                                           sweep_chunks)
 
 ASSET_DIR = DEFAULT_TOKENIZER.parent

@@ -26,9 +26,8 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CITATIONS_PATH = REPO_ROOT / "data" / "citations.yml"
-SCHEMA_PATH = REPO_ROOT / "data" / "citations.schema.json"
+from prefixlab.paths import CITATIONS, CITATIONS_SCHEMA
+
 
 
 class CitationError(ValueError):
@@ -83,7 +82,7 @@ def parse_citations(text: str, *, source: str = "citations.yml") -> dict[str, Ci
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise CitationError(f"{source}: not valid YAML: {error}") from None
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema = json.loads(CITATIONS_SCHEMA.read_text(encoding="utf-8"))
     errors = sorted(
         jsonschema.Draft202012Validator(schema).iter_errors(data),
         key=lambda e: list(map(str, e.absolute_path)),
@@ -107,14 +106,14 @@ def _load_cached(path: Path, mtime_ns: int) -> dict[str, Citation]:
     return parse_citations(_yaml_text(path), source=str(path))
 
 
-def load_citations(path: Path | str = CITATIONS_PATH) -> dict[str, Citation]:
+def load_citations(path: Path | str = CITATIONS) -> dict[str, Citation]:
     path = Path(path)
     if not path.is_file():
         raise CitationError(f"citations file not found: {path}")
     return _load_cached(path, path.stat().st_mtime_ns)
 
 
-def get_citation(cid: str, path: Path | str = CITATIONS_PATH) -> Citation:
+def get_citation(cid: str, path: Path | str = CITATIONS) -> Citation:
     citations = load_citations(path)
     try:
         return citations[cid]
@@ -174,6 +173,6 @@ class CitationCard:
         printer.text(repr(self))
 
 
-def citation_card(cid: str, path: Path | str = CITATIONS_PATH) -> CitationCard:
+def citation_card(cid: str, path: Path | str = CITATIONS) -> CitationCard:
     """A displayable card: ``display(citation_card("hermes-memory-frozen"))``."""
     return CitationCard(get_citation(cid, path))

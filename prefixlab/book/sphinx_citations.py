@@ -20,7 +20,8 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from prefixlab.book.citations import CITATIONS_PATH, CitationError, get_citation, render_card_html
+from prefixlab.book.citations import CitationError, get_citation, render_card_html
+from prefixlab.paths import CITATIONS
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ class CitationDirective(SphinxDirective):
         except CitationError as error:
             logger.warning(str(error), location=self.get_location(), type="prefixlab", subtype="citation")
             return []
-        self.env.note_dependency(str(CITATIONS_PATH))  # rebuild when the data changes
+        self.env.note_dependency(str(CITATIONS))  # rebuild when the data changes
         html = nodes.raw("", render_card_html(citation), format="html")
         # Non-HTML builders get the link and our explanation.
         fallback = nodes.paragraph()

@@ -1,0 +1,23 @@
+"""Where things are in this repository: the one module that knows the layout of ``data/``.
+
+Every other module takes its paths from here instead of walking up from its own file, so
+moving a module never changes what it reads.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA = REPO_ROOT / "data"
+
+RECORDINGS = DATA / "recordings"                 # one directory per recording (manifest.json + sessions)
+RECORDING_SCHEMA = RECORDINGS / "schema.json"    # what manifest.json must look like
+T10_DIR = DATA / "t10"                           # the T10 experiment: script, tasks, the repo it works on
+
+TOKENIZER = DATA / "tokenizers" / "smollm2-135m-instruct.tokenizer.json"  # derived from the GGUF
+TOKENIZER_CORPUS = DATA / "tokenizers" / "corpus"                         # cases + llama-server's answers
+CHAT_TEMPLATE = DATA / "templates" / "qwen3-chat-template.jinja"          # what the course server renders with
+
+PRICES = DATA / "prices"                         # <provider>.yml price tables
+CITATIONS = DATA / "citations.yml"
+CITATIONS_SCHEMA = DATA / "citations.schema.json"
