@@ -27,12 +27,11 @@ import datetime as _dt
 import hashlib
 import json
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Iterator
 
 from .paths import TOKENIZER_CORPUS
+from .serving.client import CHAT_TOKENIZE, ServerClient, ServerError
 
 SWEEP_CHUNK = 4096  # code points per request / per stored hash
 
@@ -40,9 +39,8 @@ SWEEP_CHUNK = 4096  # code points per request / per stored hash
 # ---- the requests the chat path makes -----------------------------------------------------
 
 def tokenize_body(text: str) -> dict:
-    # The chat path tokenizes with add_special=true, parse_special=true
-    # (tools/server/server-context.cpp:4650); ask /tokenize the same way.
-    return {"content": text, "add_special": True, "parse_special": True}
+    """What ``ServerClient.tokenize`` sends: the chat path's way of tokenizing."""
+    return {"content": text, **CHAT_TOKENIZE}
 
 
 def chat_body(case: dict) -> dict:
@@ -157,56 +155,6 @@ def random_cases(seed: int = 1, n_texts: int = 500, n_chats: int = 150) -> dict:
 
 def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-# ---- a small HTTP client --------------------------------------------------------------------
-
-class ServerError(RuntimeError):
-    def __init__(self, status: int, message: str):
-        super().__init__(f"HTTP {status}: {message}")
-        self.status = status
-        self.message = message
-
-
-class ServerClient:
-    """The few llama-server endpoints the checks use."""
-
-    def __init__(self, url: str, timeout: float = 120.0):
-        self.url = url.rstrip("/")
-        self.timeout = timeout
-
-    def _post(self, path: str, body: dict) -> dict:
-        req = urllib.request.Request(self.url + path, data=json.dumps(body).encode("utf-8"),
-                                     headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return json.loads(resp.read())
-        except urllib.error.HTTPError as e:
-            raw = e.read().decode("utf-8", "replace")
-            try:
-                message = json.loads(raw)["error"]["message"]
-            except (ValueError, KeyError, TypeError):
-                message = raw
-            raise ServerError(e.code, message) from None
-
-    def props(self) -> dict:
-        with urllib.request.urlopen(self.url + "/props", timeout=self.timeout) as resp:
-            return json.loads(resp.read())
-
-    def tokenize(self, text: str) -> list[int]:
-        return self._post("/tokenize", tokenize_body(text))["tokens"]
-
-    def tokenize_default(self, text: str) -> list[int]:
-        """``/tokenize`` with its own defaults (add_special=false)."""
-        return self._post("/tokenize", {"content": text})["tokens"]
-
-    def apply_template(self, body: dict) -> str:
-        return self._post("/apply-template", body)["prompt"]
-
-    def prompt_tokens(self, body: dict) -> int:
-        """``usage.prompt_tokens`` of a real one-token chat completion."""
-        full = dict(body, max_tokens=1, temperature=0.0, stream=False)
-        return self._post("/v1/chat/completions", full)["usage"]["prompt_tokens"]
 
 
 # ---- recording ---------------------------------------------------------------------------

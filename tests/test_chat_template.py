@@ -11,7 +11,8 @@ from prefixlab.chat_template import (ChatRequestError, llama_cpp_tojson, render_
                                      transformers_tojson)
 from prefixlab.prompt_tokens import load_template, load_tokenizer, prompt_token_ids, text_token_ids
 from prefixlab.paths import TOKENIZER_CORPUS as CORPUS_DIR
-from prefixlab.tokenizer_fixtures import ServerClient, ServerError, chat_body, load_cases
+from prefixlab.serving.client import ServerClient, ServerError
+from prefixlab.tokenizer_fixtures import chat_body, load_cases
 
 CASES = {c["name"]: c for c in load_cases("chat-cases.json")}
 RECORDED = json.loads((CORPUS_DIR / "server-chat.json").read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
 from prefixlab.record_t10 import (Recorder, base_provenance,
                                   llama_server_provenance)
 from prefixlab.recording import load, write_manifest
-from prefixlab.tokenizer_fixtures import ServerClient
+from prefixlab.serving.client import ServerClient
 from prefixlab.verify import check
 
 pytestmark = [pytest.mark.server,

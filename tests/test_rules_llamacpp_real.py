@@ -4,16 +4,15 @@ is involved; the generated ids come back in the response (``return_tokens``).
 
 Opt in like the other real-server tests: ``PREFIXLAB_REAL_SERVER=1 python -m pytest -m server``.
 """
-import json
 import os
 import random
-import urllib.request
 
 import pytest
 
 from prefixlab.rules import Request
 from prefixlab.rules.llamacpp import LlamaCppConfig, LlamaCppServer
 from prefixlab.server import CONTEXT_SIZE, LlamaServer
+from prefixlab.serving.client import ServerClient
 
 pytestmark = [
     pytest.mark.server,
@@ -30,10 +29,7 @@ SMOLLM2_STATE = dict(state_bytes_per_token=12 + 30 * (384 + 384), state_bytes_fi
 
 def completion(url, prompt):
     body = {"prompt": list(prompt), "n_predict": 4, "temperature": 0, "cache_prompt": True, "return_tokens": True}
-    req = urllib.request.Request(url + "/completion", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as resp:
-        return json.loads(resp.read())
+    return ServerClient(url).completion(body)
 
 
 def replay(extra_args, config, prompts):

@@ -11,8 +11,8 @@ from prefixlab.gguf_tokenizer import GGUFTokenizerError, GGUFVocab, build_tokeni
 from prefixlab.paths import TOKENIZER as DEFAULT_TOKENIZER, TOKENIZER_CORPUS as CORPUS_DIR
 from prefixlab.prompt_tokens import (TokenizerAssetError, load_tokenizer,
                                      text_token_ids)
-from prefixlab.tokenizer_fixtures import (ServerClient, ids_digest, load_cases,
-                                          sweep_chunks)
+from prefixlab.serving.client import ServerClient
+from prefixlab.tokenizer_fixtures import ids_digest, load_cases, sweep_chunks
 
 ASSET_DIR = DEFAULT_TOKENIZER.parent
 TEXT_CASES = {c["name"]: c["text"] for c in load_cases("text-cases.json")}
