@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from prefixlab import calculator, counterfactual  # noqa: E402
-from prefixlab.verify import find_recordings  # noqa: E402
+from prefixlab.recording.format import find_recordings  # noqa: E402
 
 
 def median_seconds(fn, repeat: int) -> float:

@@ -35,10 +35,10 @@ from pathlib import Path
 
 from .attribution import Attribution, attribute
 from .prompt_tokens import text_token_ids
-from .recording import Call, Recording, RecordingError, load
+from prefixlab.recording.format import Call, Recording, RecordingError, load
 from .rules import RULES, Prediction, Request
 from .rules.llamacpp import LlamaCppConfig
-from .verify import tokenizer_for
+from prefixlab.recording.verify import tokenizer_for
 
 API_RULES = ("anthropic", "openai")
 BREAK_CONTEXT_TOKENS = 4  # tokens of text shown on each side of a break

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from .recording import Recording
+from prefixlab.recording.format import Recording
 from .swimlane import lanes
 
 GROUP_NAMES = {"refresh": "刷新组", "frozen": "冻结组"}

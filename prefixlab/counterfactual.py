@@ -30,7 +30,7 @@ from miniagent.prompt import AGENTS_HEADER, EMPTY_MEMORY, SystemPrompt
 
 from .attribution import split_system_prompt
 from .calculator import Row, make_row, epochs, make_requests, prepare, predict_indices, rule_config
-from .recording import Call, Recording
+from prefixlab.recording.format import Call, Recording
 from .rules import predict as rules_predict
 
 

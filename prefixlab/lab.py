@@ -32,7 +32,7 @@ from .charts import BAR_PARTS, rule_config_of, scenario_rows
 from .report import format_table, group_costs, recorded_rule
 from .rules.anthropic import MIN_TABLES, min_cacheable_tokens
 from .paths import RECORDINGS, REPO_ROOT
-from .verify import find_recordings
+from prefixlab.recording.format import find_recordings
 
 DEFAULT_RECORDING = RECORDINGS / "t10-smollm2-llamacpp"
 DEFAULT_MODEL = "claude-sonnet-4-5"  # minimum 1,024 tokens: our prompts (1-2.5k tokens) can be cached

@@ -20,7 +20,7 @@ import json
 import sys
 
 from . import calculator, counterfactual, pricing
-from .recording import RecordingError
+from prefixlab.recording.format import RecordingError
 from .rules.anthropic import Breakpoint, CacheControlError
 
 RECORDED_RULE = {"llama-server": "llamacpp"}  # provenance.server.kind -> the rule of that server

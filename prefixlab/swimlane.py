@@ -15,7 +15,7 @@ from miniagent.memory import split_entries
 from miniagent.prompt import EMPTY_MEMORY
 
 from .attribution import split_system_prompt
-from .recording import Recording
+from prefixlab.recording.format import Recording
 
 SAVED_PREFIX = "Saved to MEMORY.md"
 

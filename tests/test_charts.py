@@ -2,8 +2,7 @@
 import pytest
 
 from prefixlab import charts
-from prefixlab.recording import load
-from prefixlab.verify import find_recordings
+from prefixlab.recording.format import find_recordings, load
 
 
 @pytest.fixture(scope="module")

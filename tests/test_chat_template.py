@@ -12,7 +12,7 @@ from prefixlab.chat_template import (ChatRequestError, llama_cpp_tojson, render_
 from prefixlab.prompt_tokens import load_template, load_tokenizer, prompt_token_ids, text_token_ids
 from prefixlab.paths import TOKENIZER_CORPUS as CORPUS_DIR
 from prefixlab.serving.client import ServerClient, ServerError
-from prefixlab.tokenizer_fixtures import chat_body, load_cases
+from prefixlab.recording.tokenizer_fixtures import chat_body, load_cases
 
 CASES = {c["name"]: c for c in load_cases("chat-cases.json")}
 RECORDED = json.loads((CORPUS_DIR / "server-chat.json").read_text(encoding="utf-8"))
@@ -203,7 +203,7 @@ def test_live_chat_case(template, tok, name):
 # ---- seeded random chat requests (server digests recorded) -------------------------------------
 
 def test_random_chats_equal_server(template, tok):
-    from prefixlab.tokenizer_fixtures import ids_digest, random_cases, text_digest
+    from prefixlab.recording.tokenizer_fixtures import ids_digest, random_cases, text_digest
     recorded = json.loads((CORPUS_DIR / "server-random.json").read_text(encoding="utf-8"))
     cases = random_cases(recorded["seed"])["chats"]
     assert [c["name"] for c in cases] == [r["name"] for r in recorded["chats"]]

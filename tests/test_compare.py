@@ -1,9 +1,8 @@
 import json
 import shutil
 
-from prefixlab.compare import compare, main
-from prefixlab.recording import load
-from prefixlab.verify import find_recordings
+from prefixlab.recording.compare import compare, main
+from prefixlab.recording.format import find_recordings, load
 
 
 def test_a_recording_equals_itself_and_a_changed_count_is_found(tmp_path, capsys):

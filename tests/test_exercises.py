@@ -3,8 +3,7 @@ import pytest
 
 from prefixlab import exercises
 from prefixlab.calculator import analyze
-from prefixlab.recording import load
-from prefixlab.verify import find_recordings
+from prefixlab.recording.format import find_recordings, load
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,10 @@ import pytest
 from prefixlab.chat_template import render_chat
 from prefixlab.prompt_tokens import load_tokenizer, text_token_ids
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
-from prefixlab.record_t10 import (Recorder, base_provenance,
-                                  llama_server_provenance)
-from prefixlab.recording import load, write_manifest
+from prefixlab.recording.format import load, write_manifest
+from prefixlab.recording.recorder import Recorder, base_provenance, llama_server_provenance
 from prefixlab.serving.client import ServerClient
-from prefixlab.verify import check
+from prefixlab.recording.verify import check
 
 pytestmark = [pytest.mark.server,
               pytest.mark.skipif(os.environ.get("PREFIXLAB_REAL_SERVER") != "1",

@@ -14,7 +14,7 @@ import pytest
 
 from prefixlab import calculator, counterfactual
 from prefixlab.attribution import check_tiling
-from prefixlab.verify import find_recordings
+from prefixlab.recording.format import find_recordings
 
 RECORDINGS = find_recordings()
 RULE_OF_SERVER = {"llama-server": "llamacpp"}

@@ -1,8 +1,8 @@
 import pytest
 
-from prefixlab.recording import load
+from prefixlab.recording.format import load
 from prefixlab.swimlane import lanes, memory_in_prompt
-from prefixlab.verify import find_recordings
+from prefixlab.recording.format import find_recordings
 
 RECORDING = find_recordings()[0]
 

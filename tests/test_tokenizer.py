@@ -12,7 +12,7 @@ from prefixlab.paths import TOKENIZER as DEFAULT_TOKENIZER, TOKENIZER_CORPUS as 
 from prefixlab.prompt_tokens import (TokenizerAssetError, load_tokenizer,
                                      text_token_ids)
 from prefixlab.serving.client import ServerClient
-from prefixlab.tokenizer_fixtures import ids_digest, load_cases, sweep_chunks
+from prefixlab.recording.tokenizer_fixtures import ids_digest, load_cases, sweep_chunks
 
 ASSET_DIR = DEFAULT_TOKENIZER.parent
 TEXT_CASES = {c["name"]: c["text"] for c in load_cases("text-cases.json")}
@@ -185,7 +185,7 @@ RANDOM = json.loads((CORPUS_DIR / "server-random.json").read_text(encoding="utf-
 
 
 def test_random_texts_equal_server(tok):
-    from prefixlab.tokenizer_fixtures import random_cases
+    from prefixlab.recording.tokenizer_fixtures import random_cases
     cases = random_cases(RANDOM["seed"])["texts"]
     assert [c["name"] for c in cases] == [r["name"] for r in RANDOM["texts"]]
     mismatched = [c["name"] for c, r in zip(cases, RANDOM["texts"])

@@ -30,8 +30,8 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from .paths import TOKENIZER_CORPUS
-from .serving.client import CHAT_TOKENIZE, ServerClient, ServerError
+from prefixlab.paths import TOKENIZER_CORPUS
+from prefixlab.serving.client import CHAT_TOKENIZE, ServerClient, ServerError
 
 SWEEP_CHUNK = 4096  # code points per request / per stored hash
 
@@ -257,7 +257,7 @@ def main(argv=None) -> int:
     if args.url:
         record(ServerClient(args.url))
         return 0
-    from .server import LlamaServer  # only needed when we start the server ourselves
+    from prefixlab.server import LlamaServer  # only needed when we start the server ourselves
 
     with LlamaServer(port=0) as srv:
         record(ServerClient(srv.url), provenance=srv.provenance())

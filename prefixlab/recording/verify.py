@@ -15,10 +15,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .prompt_tokens import load_tokenizer, prompt_token_ids
-from .recording import Recording, RecordingError, load
-from .paths import RECORDINGS, REPO_ROOT
-from .server import sha256_file
+from prefixlab.paths import RECORDINGS, REPO_ROOT
+from prefixlab.prompt_tokens import load_tokenizer, prompt_token_ids
+from prefixlab.server import sha256_file
+
+from .format import Recording, RecordingError, find_recordings, load
 
 
 @dataclass
@@ -53,10 +54,6 @@ def check(recording: Recording, tokenizer=None) -> list[Mismatch]:
     ids = recorded_ids(recording, tokenizer)
     return [Mismatch(c.seq, c.session, c.round, len(i), c.prompt_tokens)
             for c, i in zip(recording.calls, ids) if len(i) != c.prompt_tokens]
-
-
-def find_recordings(root: Path = RECORDINGS) -> list[Path]:
-    return sorted(p.parent for p in root.glob("*/manifest.json"))
 
 
 def main(argv=None) -> int:

@@ -16,7 +16,7 @@ import yaml
 
 from miniagent.model import ChatModel, ModelReply
 
-from .paths import T10_DIR
+from prefixlab.paths import T10_DIR
 
 
 def load_script(path: Path = T10_DIR / "script.yml") -> dict:

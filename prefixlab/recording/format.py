@@ -25,7 +25,7 @@ import jsonschema
 
 from miniagent.session import Session, SessionFileError
 
-from .paths import RECORDING_SCHEMA
+from prefixlab.paths import RECORDING_SCHEMA, RECORDINGS
 
 FORMAT = "prefixlab-recording/1"
 
@@ -172,6 +172,11 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
         calls.append(Call(seq, item["session"], entry.get("round", 0), item["epoch"], item["t"],
                           item["call"], entry["request"], entry["response"]))
     return Recording(path, manifest, calls, files)
+
+
+def find_recordings(root: Path = RECORDINGS) -> list[Path]:
+    """Every recording directory under ``root`` (default: the shipped ones), sorted."""
+    return sorted(p.parent for p in root.glob("*/manifest.json"))
 
 
 def write_manifest(path: Path, manifest: dict) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .recording import RecordingError, load
+from .format import RecordingError, load
 
 
 def compare(a, b) -> list[str]:

@@ -35,10 +35,11 @@ from miniagent.prompt import BASE_PROMPT, SystemPrompt, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
-from .paths import CHAT_TEMPLATE, REPO_ROOT, T10_DIR, TOKENIZER
+from prefixlab.paths import CHAT_TEMPLATE, REPO_ROOT, T10_DIR, TOKENIZER
+from prefixlab.server import sha256_file
+
+from .format import FORMAT, write_manifest
 from .policy import ScriptedPolicy, load_script, load_tasks, monotonic_clock
-from .recording import FORMAT, write_manifest
-from .server import sha256_file
 
 LIVE_MAX_TOKENS = 128  # enough for a tool call or a short answer from the live model
 
@@ -234,7 +235,7 @@ def main(argv=None) -> int:
         recorder = Recorder(args.out, lambda: args.server_url, lambda epoch: epoch, provenance, args.model)
         server = None
     else:
-        from .server import LlamaServer, free_port
+        from prefixlab.server import LlamaServer, free_port
 
         server = LlamaServer(port=args.port or free_port(), chat_template=args.template).start()
         provenance.update(llama_server_provenance(server))
