@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from prefixlab import calculator, counterfactual  # noqa: E402
+from prefixlab.cache import calculator, counterfactual  # noqa: E402
 from prefixlab.recording.format import find_recordings  # noqa: E402
 
 

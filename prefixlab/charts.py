@@ -77,7 +77,7 @@ def rule_config_of(config: dict) -> dict:
     """Turn the plain options above into rule arguments (breakpoints by block name)."""
     config = dict(config)
     if isinstance(config.get("breakpoints"), str):
-        from .rules.anthropic import explicit
+        from prefixlab.cache.rules.anthropic import explicit
 
         config["breakpoints"] = explicit(config["breakpoints"])
     return config
@@ -85,7 +85,7 @@ def rule_config_of(config: dict) -> dict:
 
 def scenario_rows(recording, rule: str, config: dict, k: int, history: str = "frozen-day1"):
     """Rows of one scenario: k = 0 is the history as recorded (no refresh), k >= 1 the counterfactual."""
-    from . import calculator, counterfactual
+    from prefixlab.cache import calculator, counterfactual
 
     if k == 0:
         return calculator.analyze(recording, rule, sessions=history, **rule_config_of(config))
@@ -114,7 +114,7 @@ def _esc(text: str) -> str:
 
 def prefix_break_data(recording, ks=None, options=RULE_OPTIONS) -> dict:
     """Every (rule option, k) scenario, computed once: what the static figure switches between."""
-    from . import counterfactual
+    from prefixlab.cache import counterfactual
 
     ks = list(ks if ks is not None else [0, *counterfactual.k_values(recording)])
     return {(label, k): scenario_rows(recording, rule, config, k) for label, rule, config in options for k in ks}

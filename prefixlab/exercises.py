@@ -5,7 +5,7 @@ The right answers are computed from the recording, never stored.
 """
 from __future__ import annotations
 
-from . import calculator, counterfactual
+from prefixlab.cache import calculator, counterfactual
 from .swimlane import session_lanes
 
 ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
@@ -50,7 +50,7 @@ def check_layout(recording, breakpoints, model: str = "claude-opus-5", session: 
     """Exercise 3: place Anthropic breakpoints so the refresh round still reads the tool definitions."""
     if breakpoints is None:
         return ASK
-    from .rules.anthropic import CacheControlError, explicit
+    from prefixlab.cache.rules.anthropic import CacheControlError, explicit
 
     try:
         names = [breakpoints] if isinstance(breakpoints, str) else list(breakpoints)

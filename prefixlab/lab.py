@@ -10,8 +10,8 @@
 
 ``CalculatorLab`` holds the logic and returns plain data, so tests can drive it without a browser;
 ``CalculatorApp`` is a thin widget layer that turns widget changes into ``update`` calls and draws
-the state. Every number comes from the calculator (``prefixlab.calculator`` /
-``prefixlab.counterfactual``) over a recording; nothing is typed in here.
+the state. Every number comes from the calculator (``prefixlab.cache.calculator`` /
+``prefixlab.cache.counterfactual``) over a recording; nothing is typed in here.
 
 Bad input never raises into the notebook: a path that is not a recording, a recording that fails
 validation, or a setting a rule refuses leaves the previous state in place and puts the message in
@@ -26,11 +26,11 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import calculator, counterfactual, pricing
+from prefixlab.cache import calculator, counterfactual, pricing
 from .book.provenance import ProvenanceNote, provenance_note
 from .charts import BAR_PARTS, rule_config_of, scenario_rows
 from .report import format_table, group_costs, recorded_rule
-from .rules.anthropic import MIN_TABLES, min_cacheable_tokens
+from prefixlab.cache.rules.anthropic import MIN_TABLES, min_cacheable_tokens
 from .paths import RECORDINGS, REPO_ROOT
 from prefixlab.recording.format import find_recordings
 

@@ -19,9 +19,9 @@ import argparse
 import json
 import sys
 
-from . import calculator, counterfactual, pricing
+from prefixlab.cache import calculator, counterfactual, pricing
 from prefixlab.recording.format import RecordingError
-from .rules.anthropic import Breakpoint, CacheControlError
+from prefixlab.cache.rules.anthropic import Breakpoint, CacheControlError
 
 RECORDED_RULE = {"llama-server": "llamacpp"}  # provenance.server.kind -> the rule of that server
 

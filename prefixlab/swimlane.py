@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from miniagent.memory import split_entries
 from miniagent.prompt import EMPTY_MEMORY
 
-from .attribution import split_system_prompt
+from prefixlab.cache.attribution import split_system_prompt
 from prefixlab.recording.format import Recording
 
 SAVED_PREFIX = "Saved to MEMORY.md"

@@ -2,8 +2,8 @@
 import pytest
 
 from miniagent.prompt import SystemPrompt
-from prefixlab.attribution import AttributionError, attribute, check_tiling, split_system_prompt
-from prefixlab.prompt_tokens import load_template, load_tokenizer, prompt_token_ids
+from prefixlab.cache.attribution import AttributionError, attribute, check_tiling, split_system_prompt
+from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
 
 TEMPLATE = load_template()
 TOOLS = [

@@ -5,10 +5,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from prefixlab import calculator, counterfactual
-from prefixlab.rules import Block, Request
-from prefixlab.rules import anthropic as anthropic_rule
-from prefixlab.rules.llamacpp import LlamaCppConfig
+from prefixlab.cache import calculator, counterfactual
+from prefixlab.cache.rules import Block, Request
+from prefixlab.cache.rules import anthropic as anthropic_rule
+from prefixlab.cache.rules.llamacpp import LlamaCppConfig
 
 REC = Path(__file__).resolve().parent.parent / "data" / "recordings" / "t10-smollm2-llamacpp"
 

@@ -6,10 +6,10 @@ import os
 import jinja2
 import pytest
 
-from prefixlab.chat_template import (ChatRequestError, llama_cpp_tojson, render_chat,
+from prefixlab.cache.template import (ChatRequestError, llama_cpp_tojson, render_chat,
                                      render_template, server_messages, server_tools,
                                      transformers_tojson)
-from prefixlab.prompt_tokens import load_template, load_tokenizer, prompt_token_ids, text_token_ids
+from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids, text_token_ids
 from prefixlab.paths import TOKENIZER_CORPUS as CORPUS_DIR
 from prefixlab.serving.client import ServerClient, ServerError
 from prefixlab.recording.tokenizer_fixtures import chat_body, load_cases

@@ -2,7 +2,7 @@
 import pytest
 
 from prefixlab import exercises
-from prefixlab.calculator import analyze
+from prefixlab.cache.calculator import analyze
 from prefixlab.recording.format import find_recordings, load
 
 

@@ -6,9 +6,10 @@ import shutil
 
 import pytest
 
-from prefixlab import calculator, counterfactual, pricing, report
+from prefixlab.cache import calculator, counterfactual, pricing
+from prefixlab import report
 from prefixlab.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, break_lines, resolve, run_module
-from prefixlab.rules.anthropic import explicit, min_cacheable_tokens
+from prefixlab.cache.rules.anthropic import explicit, min_cacheable_tokens
 
 SHIPPED = "data/recordings/t10-smollm2-llamacpp"
 

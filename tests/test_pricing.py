@@ -3,9 +3,9 @@ import math
 
 import pytest
 
-from prefixlab import pricing
-from prefixlab.pricing import known_models, load_table, model_price, refresh_vs_no_refresh, request_cost, total_cost
-from prefixlab.rules import Prediction
+from prefixlab.cache import pricing
+from prefixlab.cache.pricing import known_models, load_table, model_price, refresh_vs_no_refresh, request_cost, total_cost
+from prefixlab.cache.rules import Prediction
 
 
 def approx(x):

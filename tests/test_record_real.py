@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from prefixlab.chat_template import render_chat
-from prefixlab.prompt_tokens import load_tokenizer, text_token_ids
+from prefixlab.cache.template import render_chat
+from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
 from prefixlab.recording.format import load, write_manifest
 from prefixlab.recording.recorder import Recorder, base_provenance, llama_server_provenance

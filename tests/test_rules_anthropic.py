@@ -1,8 +1,8 @@
 """Anthropic prompt-caching rules on hand-built block sequences."""
 import pytest
 
-from prefixlab.rules import Block, Request
-from prefixlab.rules.anthropic import (AnthropicCache, AnthropicConfig, Breakpoint, CacheControlError,
+from prefixlab.cache.rules import Block, Request
+from prefixlab.cache.rules.anthropic import (AnthropicCache, AnthropicConfig, Breakpoint, CacheControlError,
                                        explicit, min_cacheable_tokens, predict)
 
 

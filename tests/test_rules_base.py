@@ -1,8 +1,8 @@
 """Input checks shared by every rule, and the rule dispatcher."""
 import pytest
 
-from prefixlab import rules
-from prefixlab.rules import Block, Prediction, Request, common_prefix
+from prefixlab.cache import rules
+from prefixlab.cache.rules import Block, Prediction, Request, common_prefix
 
 
 def test_request_normalises_lists_to_tuples_and_finds_blocks():

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from prefixlab.rules import Request
-from prefixlab.rules.llamacpp import HostEntry, LlamaCppConfig, LlamaCppServer, f32, predict
+from prefixlab.cache.rules import Request
+from prefixlab.cache.rules.llamacpp import HostEntry, LlamaCppConfig, LlamaCppServer, f32, predict
 
 MIB = 1024 * 1024
 

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from prefixlab.rules import Request
-from prefixlab.rules.llamacpp import LlamaCppConfig, LlamaCppServer
+from prefixlab.cache.rules import Request
+from prefixlab.cache.rules.llamacpp import LlamaCppConfig, LlamaCppServer
 from prefixlab.server import CONTEXT_SIZE, LlamaServer
 from prefixlab.serving.client import ServerClient
 

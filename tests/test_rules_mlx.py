@@ -1,8 +1,8 @@
 """mlx_lm.server prompt-cache rules on hand-built token sequences."""
 import pytest
 
-from prefixlab.rules import Request
-from prefixlab.rules.mlx import MlxConfig, MlxServer, predict
+from prefixlab.cache.rules import Request
+from prefixlab.cache.rules.mlx import MlxConfig, MlxServer, predict
 
 
 def seq(start, n):

@@ -1,8 +1,8 @@
 """OpenAI classic prompt caching (1,024 minimum, 128-token steps; the formula is our inference)."""
 import pytest
 
-from prefixlab.rules import Request
-from prefixlab.rules.openai import OpenAIConfig, cached_tokens, predict
+from prefixlab.cache.rules import Request
+from prefixlab.cache.rules.openai import OpenAIConfig, cached_tokens, predict
 
 
 def seq(start, n):

@@ -1,8 +1,8 @@
 """vLLM automatic prefix caching on hand-built token sequences."""
 import pytest
 
-from prefixlab.rules import Request
-from prefixlab.rules.vllm import VllmConfig, VllmServer, predict
+from prefixlab.cache.rules import Request
+from prefixlab.cache.rules.vllm import VllmConfig, VllmServer, predict
 
 
 def seq(start, n):

@@ -12,8 +12,8 @@ recording once.
 """
 import pytest
 
-from prefixlab import calculator, counterfactual
-from prefixlab.attribution import check_tiling
+from prefixlab.cache import calculator, counterfactual
+from prefixlab.cache.attribution import check_tiling
 from prefixlab.recording.format import find_recordings
 
 RECORDINGS = find_recordings()

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from prefixlab import gguf_tokenizer
-from prefixlab.gguf_tokenizer import GGUFTokenizerError, GGUFVocab, build_tokenizer, sha256_file
+from prefixlab.cache import gguf_tokenizer
+from prefixlab.cache.gguf_tokenizer import GGUFTokenizerError, GGUFVocab, build_tokenizer, sha256_file
 from prefixlab.paths import TOKENIZER as DEFAULT_TOKENIZER, TOKENIZER_CORPUS as CORPUS_DIR
-from prefixlab.prompt_tokens import (TokenizerAssetError, load_tokenizer,
+from prefixlab.cache.tokenizer import (TokenizerAssetError, load_tokenizer,
                                      text_token_ids)
 from prefixlab.serving.client import ServerClient
 from prefixlab.recording.tokenizer_fixtures import ids_digest, load_cases, sweep_chunks
@@ -202,7 +202,7 @@ def test_decode_gives_the_text_back(tok):
 
 
 def test_token_spans_cover_the_text(tok):
-    from prefixlab.prompt_tokens import text_token_spans
+    from prefixlab.cache.tokenizer import text_token_spans
     text = TEXT_CASES["special-tokens-in-text"] + TEXT_CASES["chinese-prose"]
     spans = text_token_spans(tok, text)
     assert [i for i, _, _ in spans] == text_token_ids(tok, text)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prefixlab.paths import RECORDINGS, REPO_ROOT
-from prefixlab.prompt_tokens import load_tokenizer, prompt_token_ids
+from prefixlab.cache.tokenizer import load_tokenizer, prompt_token_ids
 from prefixlab.server import sha256_file
 
 from .format import Recording, RecordingError, find_recordings, load

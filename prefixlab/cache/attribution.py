@@ -6,9 +6,9 @@
     att.block_at(168)   # the block holding token 168
     att.around(168)     # (text of the 4 tokens before, text of the 4 tokens from 168 on)
 
-How: render the request exactly as llama-server does (``prefixlab.chat_template.render_chat``),
+How: render the request exactly as llama-server does (``prefixlab.cache.template.render_chat``),
 cut the *characters* of that text into blocks, tokenize with offsets
-(``prefixlab.prompt_tokens.text_token_spans``, the same ids ``verify`` proves against the server)
+(``prefixlab.cache.tokenizer.text_token_spans``, the same ids ``verify`` proves against the server)
 and give each token to the block that holds its first character. So the blocks tile the whole
 token sequence: no gaps, no overlaps, even when one token straddles a boundary.
 
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 from miniagent.prompt import AGENTS_HEADER, MEMORY_HEADER, SystemPrompt
 
-from .chat_template import llama_cpp_tojson, render_chat, server_messages, server_tools
-from .prompt_tokens import text_token_spans
+from .template import llama_cpp_tojson, render_chat, server_messages, server_tools
+from .tokenizer import text_token_spans
 from .rules.base import Block
 
 BOS, EOS = "<|im_start|>", "<|im_end|>"  # what the server passes as bos_token / eos_token (render_chat defaults)
@@ -116,7 +116,7 @@ class Attribution:
         return [n for n in names if n in later]
 
     def rule_blocks(self, api: bool = False) -> tuple[Block, ...]:
-        """``prefixlab.rules.Block`` s for a cache rule.
+        """``prefixlab.cache.rules.Block`` s for a cache rule.
 
         api=False: every tile, glue included, each with its section as kind (for local servers,
         whose answer is only the break block's name).

@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .chat_template import render_chat
-from .paths import CHAT_TEMPLATE, TOKENIZER
+from .template import render_chat
+from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
 
 _REDERIVE_HINT = ("re-derive it with: python -m prefixlab.gguf_tokenizer "
                   "PATH/TO/SmolLM2-135M-Instruct.Q4_1.gguf --out {path} "
@@ -102,7 +102,7 @@ def prompt_token_ids(template_text: str, tokenizer, messages: list[dict],
                      tools: list[dict] | None = None, **render_options) -> list[int]:
     """Ids of the prompt llama-server builds for this chat request.
 
-    ``render_options`` go to :func:`prefixlab.chat_template.render_chat`
+    ``render_options`` go to :func:`prefixlab.cache.template.render_chat`
     (``add_generation_prompt``, ``enable_thinking``, ``extra_vars``, ...).
     ``len(prompt_token_ids(...))`` is the request's ``usage.prompt_tokens``.
     """

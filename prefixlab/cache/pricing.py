@@ -21,7 +21,7 @@ from typing import Iterable, Sequence
 import yaml
 
 from prefixlab.paths import PRICES
-from prefixlab.rules.base import Prediction
+from .rules.base import Prediction
 
 PROVIDERS = ("anthropic", "openai")
 MTOK = 1_000_000

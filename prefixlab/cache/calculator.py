@@ -1,6 +1,6 @@
 """The prefix-cache calculator: recorded requests in, per-request cache accounting out.
 
-    from prefixlab import calculator
+    from prefixlab.cache import calculator
     rec = calculator.load_recording("data/recordings/t10-smollm2-llamacpp")
     rows = calculator.analyze(rec)                         # the recorded server's rule
     rows = calculator.analyze(rec, "anthropic", model="claude-haiku-4-5", breakpoints=["memory_header"])
@@ -10,7 +10,7 @@
 What ``analyze`` does:
 
 1. renders and tokenizes every recorded request the way the server did and names the block of
-   every token (``prefixlab.attribution``); this is the slow part and is cached per recording
+   every token (``prefixlab.cache.attribution``); this is the slow part and is cached per recording
    (``prepare``);
 2. feeds the requests to the rule in the *global* order the server received them, one fresh rule
    state per epoch (a new epoch is a restarted server: empty cache). Sessions are not replayed
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .attribution import Attribution, attribute
-from .prompt_tokens import text_token_ids
+from .tokenizer import text_token_ids
 from prefixlab.recording.format import Call, Recording, RecordingError, load
 from .rules import RULES, Prediction, Request
 from .rules.llamacpp import LlamaCppConfig
@@ -229,7 +229,7 @@ def llamacpp_config(recording: Recording, **overrides) -> LlamaCppConfig:
 
 
 def rule_config(recording: Recording, rule: str, **overrides):
-    """Keyword settings for ``prefixlab.rules.predict(rule, ...)``."""
+    """Keyword settings for ``prefixlab.cache.rules.predict(rule, ...)``."""
     if rule not in RULES:
         raise ValueError(f"unknown rule {rule!r}; known rules: {', '.join(RULES)}")
     if rule == "llamacpp":

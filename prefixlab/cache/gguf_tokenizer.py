@@ -38,7 +38,7 @@ Bytes without a token: SmolLM2 has no token for 21 bytes (e.g. 0x04, 0xC0,
 nothing and drops it at the end (``src/llama-vocab.cpp:745-763``), so it
 still blocks merges around it.  The asset maps it to the GGUF's unknown token
 (id 0, ``<|endoftext|>``), which blocks merges the same way;
-:func:`prefixlab.prompt_tokens.text_token_ids` then drops these ids.
+:func:`prefixlab.cache.tokenizer.text_token_ids` then drops these ids.
 
 Run ``python -m prefixlab.gguf_tokenizer --help`` to (re-)derive the asset.
 """
@@ -52,7 +52,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .server import sha256_file
+from prefixlab.server import sha256_file
 
 # GGUF token types (gguf-py: gguf.constants.TokenType).
 TOKEN_TYPE_NORMAL = 1

@@ -1,6 +1,6 @@
 """Counterfactuals: "what if the agent had refreshed its system prompt right after a write at round k?"
 
-    from prefixlab import counterfactual as cf
+    from prefixlab.cache import counterfactual as cf
     cf.k_values(rec)                       # range(1, 10): every k the history allows
     requests = cf.build(rec, 3)            # the requests that history would have sent
     rows = cf.predict(rec, 3)              # calculator Rows; measured too when k was recorded

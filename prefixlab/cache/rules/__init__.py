@@ -4,7 +4,7 @@ Each rule is a small simulator over token-id sequences. Give it the requests in 
 server received them (``Request``: tokens, generated, t, session, blocks) and it returns one
 ``Prediction`` per request (read / write / fresh / total, the matched entry and where the prefix
 breaks). ``read + fresh == total`` always; ``write`` is the part of ``fresh`` kept for later
-requests (see ``prefixlab.rules.base.Prediction``).
+requests (see ``prefixlab.cache.rules.base.Prediction``).
 
 ==========  ==============================================  ===================================  ==================================
 rule        source                                          models                               ignores
@@ -31,8 +31,8 @@ openai      developers.openai.com/api/docs/guides/prompt-   1,024 minimum, 128-t
             api-prompt-caching                              TTL, no write fee
 ==========  ==============================================  ===================================  ==================================
 
-Use one rule directly (``from prefixlab.rules import llamacpp; llamacpp.predict(reqs)``) or by name
-(``prefixlab.rules.predict("anthropic", reqs, model="claude-haiku-4-5")``).
+Use one rule directly (``from prefixlab.cache.rules import llamacpp; llamacpp.predict(reqs)``) or by name
+(``prefixlab.cache.rules.predict("anthropic", reqs, model="claude-haiku-4-5")``).
 """
 from __future__ import annotations
 

@@ -153,7 +153,7 @@ def check_order(requests: Iterable[Request]) -> list[Request]:
     checked: list[Request] = []
     for i, request in enumerate(requests):
         if not isinstance(request, Request):
-            raise ValueError(f"request #{i} is {type(request).__name__}, expected prefixlab.rules.Request")
+            raise ValueError(f"request #{i} is {type(request).__name__}, expected prefixlab.cache.rules.Request")
         if checked and request.t < checked[-1].t:
             raise ValueError(
                 f"request #{i} has t={request.t} < t={checked[-1].t} of request #{i - 1}: "
