@@ -26,4 +26,4 @@ def pytest_unconfigure(config):
         os.environ.pop("PREFIXLAB_SERVER_URL", None)
 
 # nbval: don't compare figure HTML / plotly JSON (their text/plain is still compared).
-from prefixlab.book.nbval_hooks import pytest_collectstart  # noqa: E402,F401
+from prefixlab.presenting.book.nbval_hooks import pytest_collectstart  # noqa: E402,F401

@@ -1,4 +1,4 @@
-// Citation cards (prefixlab/book/citations.py): "显示原文" fetches the pinned lines from
+// Citation cards (prefixlab/presenting/book/citations.py): "显示原文" fetches the pinned lines from
 // raw.githubusercontent.com on demand. Offline, the card keeps its link and explanation
 // and says why the lines are not shown. Text is inserted with textContent, never as HTML.
 (function () {

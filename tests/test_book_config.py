@@ -48,7 +48,7 @@ def test_jupyter_book_accepts_the_config():
     assert theme["launch_buttons"]["notebook_interface"] == "jupyterlab"
     assert theme["search_bar_text"] == "搜索本书……"
     assert "sphinx_thebe" not in final["extensions"]
-    assert {"prefixlab.book.sphinx_assets", "prefixlab.book.sphinx_citations"} <= set(final["extensions"])
+    assert {"prefixlab.presenting.book.sphinx_assets", "prefixlab.presenting.book.sphinx_citations"} <= set(final["extensions"])
     # Everything under _static/ is loaded on every page: keep it small.
     assert all(not f.startswith(("vendor", "prefixlab-vendor")) for f in final["html_js_files"])
     for url in final["nb_ipywidgets_js"]:
@@ -115,9 +115,9 @@ def test_plotly_renderer_emits_html_for_the_page_global_plotly():
     import plotly.graph_objects as go
     import plotly.io as pio
 
-    from prefixlab.book import setup_notebook
-    from prefixlab.book.plotly_setup import BookHtmlRenderer
-    from prefixlab.book.sphinx_assets import FIGURE_MARKER
+    from prefixlab.presenting.book import setup_notebook
+    from prefixlab.presenting.book.plotly_setup import BookHtmlRenderer
+    from prefixlab.presenting.book.sphinx_assets import FIGURE_MARKER
 
     setup_notebook()
     assert pio.renderers.default == "plotly_mimetype+prefixlab_book"
@@ -150,7 +150,7 @@ def test_no_figure_is_saved_as_plotly_json_only():
                 data = output.get("data", {})
                 assert not (PLOTLY_JSON in data and "text/html" not in data), (
                     f"{path.relative_to(REPO_ROOT)} cell {i}: plotly figure without text/html; "
-                    "call prefixlab.book.setup_notebook() first and re-run")
+                    "call prefixlab.presenting.book.setup_notebook() first and re-run")
 
 
 def test_notebooks_with_widgets_carry_their_state():
@@ -172,7 +172,7 @@ def test_fixture_notebook_carries_widget_state():
 
 
 def test_nbval_hook_skips_figure_outputs_only():
-    from prefixlab.book.nbval_hooks import SKIP_MIME_TYPES, pytest_collectstart
+    from prefixlab.presenting.book.nbval_hooks import SKIP_MIME_TYPES, pytest_collectstart
 
     class FakeNotebook:
         path = Path("book/x.ipynb")
@@ -200,7 +200,7 @@ def test_sanitizer_file_parses_and_rewrites():
 
 
 def test_provenance_note_orders_fields_and_rejects_empty():
-    from prefixlab.book import provenance_note
+    from prefixlab.presenting.book import provenance_note
 
     note = provenance_note(model="m", recording="r.jsonl", extra="x")
     assert repr(note) == "口径 · 记录: r.jsonl; 模型: m; extra: x"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlab import report
+from prefixlab.presenting import report
 
 ROOT = Path(__file__).resolve().parent.parent
 REC = ROOT / "data" / "recordings" / "t10-smollm2-llamacpp"

@@ -1,7 +1,7 @@
 """The book's figures are built from the recording and switch precomputed scenarios in plotly.js."""
 import pytest
 
-from prefixlab import charts
+from prefixlab.presenting import charts
 from prefixlab.recording.format import find_recordings, load
 
 

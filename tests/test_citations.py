@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from prefixlab.book.citations import (
+from prefixlab.presenting.book.citations import (
     CitationError,
     citation_card,
     get_citation,
@@ -173,7 +173,7 @@ def _sphinx_build(tmp_path: Path, body: str) -> tuple[str, str]:
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(
-        'extensions = ["myst_parser", "prefixlab.book.sphinx_citations"]\n', encoding="utf-8")
+        'extensions = ["myst_parser", "prefixlab.presenting.book.sphinx_citations"]\n', encoding="utf-8")
     (src / "index.md").write_text(f"# 标题\n\n{body}\n", encoding="utf-8")
     warnings = io.StringIO()
     app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",

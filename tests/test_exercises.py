@@ -1,7 +1,7 @@
 """The chapter's checkers: right answers pass, wrong or missing ones get a hint, never a traceback."""
 import pytest
 
-from prefixlab import exercises
+from prefixlab.presenting import exercises
 from prefixlab.cache.calculator import analyze
 from prefixlab.recording.format import find_recordings, load
 

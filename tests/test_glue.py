@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from myst_nb.core.variables import format_plain_text
 
-from prefixlab.book.glue import shown
+from prefixlab.presenting.book.glue import shown
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(ROOT.glob("book/*.ipynb")) + sorted(ROOT.glob("labs/*.ipynb"))

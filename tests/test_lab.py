@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from prefixlab.cache import calculator, counterfactual, pricing
-from prefixlab import report
-from prefixlab.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, break_lines, resolve, run_module
+from prefixlab.presenting import report
+from prefixlab.presenting.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, break_lines, resolve, run_module
 from prefixlab.cache.rules.anthropic import explicit, min_cacheable_tokens
 
 SHIPPED = "data/recordings/t10-smollm2-llamacpp"
@@ -186,7 +186,7 @@ def test_report_prints_the_table_and_the_numbers(lab):
 
 
 def test_widgets_drive_the_lab():
-    from prefixlab.book import setup_notebook
+    from prefixlab.presenting.book import setup_notebook
 
     setup_notebook()  # figures carry the book's HTML next to plotly's JSON
     app = CalculatorApp()

@@ -1,7 +1,7 @@
 import pytest
 
 from prefixlab.recording.format import load
-from prefixlab.swimlane import lanes, memory_in_prompt
+from prefixlab.presenting.swimlane import lanes, memory_in_prompt
 from prefixlab.recording.format import find_recordings
 
 RECORDING = find_recordings()[0]

@@ -31,7 +31,7 @@ from .book.provenance import ProvenanceNote, provenance_note
 from .charts import BAR_PARTS, rule_config_of, scenario_rows
 from .report import format_table, group_costs, recorded_rule
 from prefixlab.cache.rules.anthropic import MIN_TABLES, min_cacheable_tokens
-from .paths import RECORDINGS, REPO_ROOT
+from prefixlab.paths import RECORDINGS, REPO_ROOT
 from prefixlab.recording.format import find_recordings
 
 DEFAULT_RECORDING = RECORDINGS / "t10-smollm2-llamacpp"

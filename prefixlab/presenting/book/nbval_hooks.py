@@ -3,7 +3,7 @@
 Enable it from the root ``conftest.py``::
 
     # nbval: skip comparing outputs that are not stable text (figure HTML/JSON).
-    from prefixlab.book.nbval_hooks import pytest_collectstart  # noqa: F401
+    from prefixlab.presenting.book.nbval_hooks import pytest_collectstart  # noqa: F401
 
 and run ``pytest --nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg
 book labs``.
@@ -26,7 +26,7 @@ Writing deterministic notebooks:
 - Widgets reach the static page only through the widget state saved in the notebook
   metadata: re-run with ``jupyter nbconvert --to notebook --execute --inplace X.ipynb``
   (nbclient stores the state), as ``tests/fixtures/make_offline_demo.py`` does.
-- The first cell calls ``prefixlab.book.setup_notebook()``, so figures are saved with the
+- The first cell calls ``prefixlab.presenting.book.setup_notebook()``, so figures are saved with the
   HTML the book can show (tests/test_book_config.py rejects JSON-only figures).
 - Tag a cell ``nbval-ignore-output`` only when its output cannot be made stable (and
   say why in the cell); never to hide a number that moved.

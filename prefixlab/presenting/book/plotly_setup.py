@@ -8,7 +8,7 @@ carry two representations:
 - ``application/vnd.plotly.v1+json`` for JupyterLab / Binder (plotly's lab extension);
 - ``text/html``: a ``<div>`` plus a call to the page's global ``Plotly``. The book
   loads plotly.js once per page from its own ``_static/prefixlab-vendor/`` (see
-  ``prefixlab.book.sphinx_assets``); no CDN, and no 4 MB copy per figure.
+  ``prefixlab.presenting.book.sphinx_assets``); no CDN, and no 4 MB copy per figure.
 
 The div id is derived from the figure and a per-kernel counter, so re-running a notebook
 from the top writes byte-identical outputs (clean git diffs).

@@ -20,7 +20,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from prefixlab.book.citations import CitationError, get_citation, render_card_html
+from prefixlab.presenting.book.citations import CitationError, get_citation, render_card_html
 from prefixlab.paths import CITATIONS
 
 logger = logging.getLogger(__name__)

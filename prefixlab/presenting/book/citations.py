@@ -8,10 +8,10 @@ raw.githubusercontent.com when the reader is online; offline the card still read
 
 In a notebook::
 
-    from prefixlab.book import citation_card
+    from prefixlab.presenting.book import citation_card
     display(citation_card("hermes-memory-frozen"))
 
-In MyST markdown, see ``prefixlab.book.sphinx_citations`` (directive and role).
+In MyST markdown, see ``prefixlab.presenting.book.sphinx_citations`` (directive and role).
 """
 
 from __future__ import annotations
