@@ -34,11 +34,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .attribution import Attribution, attribute
-from .tokenizer import text_token_ids
+from .tokenizer import text_token_ids, tokenizer_for
 from prefixlab.recording.format import Call, Recording, RecordingError, load
 from .rules import RULES, Prediction, Request
 from .rules.llamacpp import LlamaCppConfig
-from prefixlab.recording.verify import tokenizer_for
 
 API_RULES = ("anthropic", "openai")
 BREAK_CONTEXT_TOKENS = 4  # tokens of text shown on each side of a break

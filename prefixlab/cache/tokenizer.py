@@ -23,8 +23,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from prefixlab.paths import CHAT_TEMPLATE, REPO_ROOT, TOKENIZER
+from prefixlab.recording.format import Recording, RecordingError
+from prefixlab.server import sha256_file
+
 from .template import render_chat
-from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
 
 _REDERIVE_HINT = ("re-derive it with: python -m prefixlab.gguf_tokenizer "
                   "PATH/TO/SmolLM2-135M-Instruct.Q4_1.gguf --out {path} "
@@ -53,6 +56,17 @@ def load_tokenizer(path: str | Path | None = None):
         return Tokenizer.from_str(text)
     except Exception as e:  # bad UTF-8/JSON, or tokenizers' own (plain Exception) errors
         raise TokenizerAssetError(f"tokenizer file is corrupt: {path} ({e}); {hint}") from e
+
+
+def tokenizer_for(recording: Recording, path: Path | None = None):
+    """The tokenizer the recording names, refused if its sha256 differs from the recorded one."""
+    info = recording.provenance["tokenizer"]
+    path = path or REPO_ROOT / info["path"]
+    actual = sha256_file(path) if Path(path).is_file() else "missing"
+    if actual != info["sha256"]:
+        raise RecordingError(f"{recording.path}: the recording was made with tokenizer sha256 {info['sha256']}, "
+                             f"but {path} has {actual}")
+    return load_tokenizer(path)
 
 
 def load_template(path: str | Path | None = None) -> str:

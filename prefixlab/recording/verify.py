@@ -15,9 +15,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from prefixlab.paths import RECORDINGS, REPO_ROOT
-from prefixlab.cache.tokenizer import load_tokenizer, prompt_token_ids
-from prefixlab.server import sha256_file
+from prefixlab.cache.tokenizer import prompt_token_ids, tokenizer_for
+from prefixlab.paths import RECORDINGS
 
 from .format import Recording, RecordingError, find_recordings, load
 
@@ -29,17 +28,6 @@ class Mismatch:
     round: int
     ours: int
     server: int
-
-
-def tokenizer_for(recording: Recording, path: Path | None = None):
-    """The tokenizer the recording names, refused if its sha256 differs from the recorded one."""
-    info = recording.provenance["tokenizer"]
-    path = path or REPO_ROOT / info["path"]
-    actual = sha256_file(path) if Path(path).is_file() else "missing"
-    if actual != info["sha256"]:
-        raise RecordingError(f"{recording.path}: the recording was made with tokenizer sha256 {info['sha256']}, "
-                             f"but {path} has {actual}")
-    return load_tokenizer(path)
 
 
 def recorded_ids(recording: Recording, tokenizer=None) -> list[list[int]]:
