@@ -21,8 +21,9 @@ What ``analyze`` does:
 
 The llama.cpp rule gets its settings (slots, --cache-ram, context size, slot similarity) from the
 flags recorded in the manifest's provenance, not from constants here (``llamacpp_config``).
-API rules (anthropic, openai) get blocks with kinds tools/system/message, so Anthropic can put the
-tools first as its API does (see data/recordings/API-MAPPING.md).
+Rules that see API requests (``API = True``: anthropic, openai) get blocks with kinds
+tools/system/message, so Anthropic can put the tools first as its API does (see
+data/recordings/API-MAPPING.md).
 """
 from __future__ import annotations
 
@@ -36,10 +37,10 @@ from pathlib import Path
 from .attribution import Attribution, attribute
 from .tokenizer import text_token_ids, tokenizer_for
 from prefixlab.recording.format import Call, Recording, RecordingError, load
+from . import rules
 from .rules import RULES, Prediction, Request
 from .rules.llamacpp import LlamaCppConfig
 
-API_RULES = ("anthropic", "openai")
 BREAK_CONTEXT_TOKENS = 4  # tokens of text shown on each side of a break
 
 
@@ -229,8 +230,7 @@ def llamacpp_config(recording: Recording, **overrides) -> LlamaCppConfig:
 
 def rule_config(recording: Recording, rule: str, **overrides):
     """Keyword settings for ``prefixlab.cache.rules.predict(rule, ...)``."""
-    if rule not in RULES:
-        raise ValueError(f"unknown rule {rule!r}; known rules: {', '.join(RULES)}")
+    rules.get(rule)  # an unknown name raises here
     if rule == "llamacpp":
         return {"config": llamacpp_config(recording, **overrides)}
     return overrides
@@ -293,11 +293,12 @@ def make_requests(replay: Replay, indices: list[int], rule: str, attributions: d
     ``attributions`` replaces the tokens of some calls (counterfactuals); ``times`` their times.
     """
     calls = replay.recording.calls
+    api = rules.get(rule).API
     out = []
     for i in indices:
         att = (attributions or {}).get(i, replay.attributions[i])
         t = (times or {}).get(i, calls[i].t)
-        out.append(Request(att.ids, replay.generated[i], t, calls[i].session, att.rule_blocks(api=rule in API_RULES)))
+        out.append(Request(att.ids, replay.generated[i], t, calls[i].session, att.rule_blocks(api=api)))
     return out
 
 
@@ -311,8 +312,7 @@ def epochs(recording: Recording) -> dict[int, list[int]]:
 
 def predict_indices(replay: Replay, indices: list[int], rule: str, config: dict,
                     attributions: dict[int, Attribution] | None = None) -> list[Prediction]:
-    from .rules import predict
-    return predict(rule, make_requests(replay, indices, rule, attributions), **config)
+    return rules.predict(rule, make_requests(replay, indices, rule, attributions), **config)
 
 
 def analyze(recording: Recording | Replay | str | os.PathLike, rule: str = "llamacpp",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from prefixlab.cache import rules
 from prefixlab.recording.format import Recording
 from .swimlane import lanes
 
@@ -97,10 +98,15 @@ def _bar_parts(row) -> dict[str, int]:
     return {"read": p.read, "write": p.write, "uncached": p.fresh - p.write}
 
 
+def measures(rule: str) -> bool:
+    """Whether a server's measurement can be shown next to this rule: it predicts a real server's."""
+    return rules.get(rule).SERVER is not None
+
+
 def _row_hover(row, k: int) -> str:
     refresh = f"(假设第 {k} 轮写入后立即刷新)" if k else "(不刷新:录制的冻结组)"
     head = f"第 {row.round} 轮 {refresh}<br>prompt {row.prompt_tokens} token:读 {row.read} / 算 {row.fresh}"
-    if row.measured is not None and row.rule == "llamacpp":
+    if row.measured is not None and measures(row.rule):
         head += f"<br>实测命中 {row.measured}"
     if row.break_block:
         head += (f"<br>前缀断在:<b>{row.break_block}</b>"
@@ -140,7 +146,7 @@ def prefix_break_figure(data: dict) -> go.Figure:
             fig.add_bar(x=x, y=[_bar_parts(r)[part] for r in rows], name=name, marker_color=color,
                         hovertext=hover if part == "read" else None,
                         hoverinfo="text" if part == "read" else "skip", visible=False, legendgroup=part)
-        if rows and rows[0].rule == "llamacpp" and any(r.measured is not None for r in rows):
+        if rows and measures(rows[0].rule) and any(r.measured is not None for r in rows):
             index[(label, k)].append(len(fig.data))
             fig.add_scatter(x=x, y=[r.measured for r in rows], mode="markers", name="实测命中(服务器报告)",
                             marker=dict(symbol="line-ew-open", size=26, color="#111827", line=dict(width=3, color="#111827")),

@@ -26,23 +26,16 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from prefixlab.cache import calculator, counterfactual, pricing
+from prefixlab.cache import calculator, counterfactual, pricing, rules
 from .book.provenance import ProvenanceNote, provenance_note
 from .charts import BAR_PARTS, rule_config_of, scenario_rows
 from .report import format_table, group_costs, recorded_rule
-from prefixlab.cache.rules.anthropic import MIN_TABLES, min_cacheable_tokens
+from prefixlab.cache.rules.anthropic import minimum
 from prefixlab.paths import RECORDINGS, REPO_ROOT
 from prefixlab.recording.format import find_recordings
 
 DEFAULT_RECORDING = RECORDINGS / "t10-smollm2-llamacpp"
 DEFAULT_MODEL = "claude-sonnet-4-5"  # minimum 1,024 tokens: our prompts (1-2.5k tokens) can be cached
-RULE_LABELS = {
-    "llamacpp": "llama.cpp llama-server",
-    "mlx": "mlx_lm.server",
-    "vllm": "vLLM",
-    "anthropic": "Anthropic(Claude)",
-    "openai": "OpenAI",
-}
 TERM_LABELS = {
     "uncached": "不缓存的输入",
     "write_5m": "写入缓存(5 分钟)",
@@ -61,8 +54,8 @@ class Controls:
     recording: str             # as shown: relative to the repo root when inside it
     session: str
     rule: str
-    model: str                 # Anthropic model: the anthropic rule's minimum length, and the prices
-    breakpoint: str | None     # explicit cache_control on this block (anthropic rule only)
+    model: str                 # Claude model: the prices, and the minimum length of rules that take a model
+    breakpoint: str | None     # explicit cache_control on this block (rules that take breakpoints)
     k: int                     # 0 = the session as recorded; k >= 1 = refresh right after round k
     round: int | None          # the round whose break and cost are shown; None = pick one
 
@@ -118,27 +111,18 @@ def session_label(info: dict) -> str:
             f"{KIND_LABELS.get(info['kind'], info['kind'])}{extra})")
 
 
-def min_tokens_of(model: str) -> tuple[int, str]:
-    """The model's minimum cacheable prompt and the dated table it comes from."""
-    for table in MIN_TABLES:  # newest table first
-        try:
-            return min_cacheable_tokens(model, table), table
-        except ValueError:
-            continue
-    raise ValueError(f"no minimum cacheable length known for {model!r}")
+def takes(rule: str, choice: str) -> bool:
+    """Whether the rule uses a course-wide choice ("model", "breakpoints"); False for an unknown rule."""
+    return rule in rules.RULES and choice in rules.RULES[rule].TAKES
+
+
+def rule_label(rule: str) -> str:
+    return rules.RULES[rule].LABEL if rule in rules.RULES else rule
 
 
 def rule_settings(rule: str, model: str, breakpoint: str | None) -> dict:
-    """Settings for ``charts.scenario_rows``: only the Anthropic rule takes a model and a breakpoint."""
-    if rule != "anthropic":
-        return {}
-    settings = {"model": model}
-    _, table = min_tokens_of(model)
-    if table != next(iter(MIN_TABLES)):
-        settings["min_table"] = table
-    if breakpoint:
-        settings["breakpoints"] = breakpoint  # a block name; charts.rule_config_of makes the Breakpoint
-    return settings
+    """Settings for ``charts.scenario_rows``: the model and the breakpoint, where the rule takes them."""
+    return rules.settings(rule, model, (breakpoint,) if breakpoint else ())
 
 
 def recording_note(recording, shown: str | None = None, rule: str | None = None) -> ProvenanceNote:
@@ -161,7 +145,7 @@ def recording_note(recording, shown: str | None = None, rule: str | None = None)
               "template": prov["chat_template"].get("path") or prov["chat_template"]["sha256"][:12],
               "date": recording.manifest["created"][:10]}
     if rule:
-        fields["rule"] = RULE_LABELS.get(rule, rule)
+        fields["rule"] = rule_label(rule)
     return provenance_note(**fields)
 
 
@@ -219,7 +203,7 @@ class CalculatorLab:
             new = replace(new, round=None)  # another scenario: show its most telling round
         if new.session != old.session and "k" not in changes:
             new = replace(new, k=0)
-        if new.rule != "anthropic":
+        if not takes(new.rule, "breakpoints"):
             new = replace(new, breakpoint=None)
         try:
             self._check(new)
@@ -264,9 +248,9 @@ class CalculatorLab:
         row = rows[rounds.index(c.round)]
         comparable = recorded_rule(rec) in (None, c.rule)
         k_max, k_note = k_range(rec, c.session)
-        minimum, table = min_tokens_of(c.model)
-        min_text = f"最短可缓存 {minimum:,} token(文档 {table})"
-        if c.rule != "anthropic":
+        tokens, table = minimum(c.model)
+        min_text = f"最短可缓存 {tokens:,} token(文档 {table})"
+        if not takes(c.rule, "model"):
             min_text += ",只用于 Anthropic 规则"
         state = LabState(
             controls=c,
@@ -364,9 +348,11 @@ def breakpoint_blocks(replay, session: str) -> list[str]:
 
 
 def scenario_text(c: Controls) -> str:
-    rule = RULE_LABELS.get(c.rule, c.rule)
-    if c.rule == "anthropic":
-        rule += f" · {c.model}" + (f" · 显式断点在 {c.breakpoint}" if c.breakpoint else " · 自动缓存")
+    rule = rule_label(c.rule)
+    if takes(c.rule, "model"):
+        rule += f" · {c.model}"
+    if takes(c.rule, "breakpoints"):
+        rule += f" · 显式断点在 {c.breakpoint}" if c.breakpoint else " · 自动缓存"
     if c.k:
         return f"{c.session} 的历史,假设第 {c.k} 轮写入后立即刷新 system prompt(空缓存上重放);规则 {rule}"
     return f"{c.session},按录制原样(与同一次服务器运行里的其他会话共用缓存);规则 {rule}"
@@ -401,8 +387,8 @@ def conversion_notes(recording, c: Controls) -> list[str]:
     model = recording.provenance["model"]["name"]
     notes = [f"换算,不是账单:token 数来自 {model} 的分词器和所选缓存规则,价格用 {c.model} 的价目表;"
              "Claude 自己的分词器和缓存会数出不同的数。"]
-    if c.rule != "anthropic":
-        notes.append(f"缓存规则是 {RULE_LABELS.get(c.rule, c.rule)}:它的“写入”按 Claude 5 分钟写入的价格计。")
+    if not rules.get(c.rule).TTL_WRITES:
+        notes.append(f"缓存规则是 {rule_label(c.rule)}:它的“写入”按 Claude 5 分钟写入的价格计。")
     return notes
 
 
@@ -530,14 +516,14 @@ class CalculatorApp:
             self.recording.value = c.recording or None
             self.error.value = (f'<div style="color:#b91c1c">⚠ {html.escape(s.error)}</div>' if s.error else "")
             self.session.options, self.session.value = s.sessions, c.session or None
-            self.rule.options = [(RULE_LABELS.get(r, r), r) for r in s.rules]
+            self.rule.options = [(rule_label(r), r) for r in s.rules]
             self.rule.value = c.rule
             self.model.options, self.model.value = s.models, c.model
             self.min_tokens.value = html.escape(s.min_tokens)
             # "" for none: a Dropdown whose value is None shows no selection at all
             self.breakpoint.options = [("(无)", "")] + [(b, b) for b in s.breakpoints]
             self.breakpoint.value = c.breakpoint or ""
-            self.breakpoint.disabled = c.rule != "anthropic"
+            self.breakpoint.disabled = not takes(c.rule, "breakpoints")
             self.k.max, self.k.value, self.k.disabled = max(s.k_max, 1), c.k, s.k_max == 0
             self.k_note.value = html.escape(s.k_note or "0 = 不刷新(按录制原样);k = 第 k 轮写入后立即刷新")
             self.round.options = [(f"第 {r} 轮", r) for r in s.rounds]

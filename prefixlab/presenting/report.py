@@ -19,19 +19,17 @@ import argparse
 import json
 import sys
 
-from prefixlab.cache import calculator, counterfactual, pricing
+from prefixlab.cache import calculator, counterfactual, pricing, rules
 from prefixlab.recording.format import RecordingError
 from prefixlab.cache.rules.anthropic import Breakpoint, CacheControlError
-
-RECORDED_RULE = {"llama-server": "llamacpp"}  # provenance.server.kind -> the rule of that server
-
 
 class BadInput(ValueError):
     pass
 
 
 def recorded_rule(recording) -> str | None:
-    return RECORDED_RULE.get(recording.provenance["server"].get("kind"))
+    """The rule of the server that made the recording (its measurements prove that rule)."""
+    return rules.for_server(recording.provenance["server"].get("kind"))
 
 
 def parse_breakpoint(text: str) -> Breakpoint:
@@ -66,12 +64,15 @@ def format_table(rows, comparable: bool, costs=None, text: bool = False) -> list
 
 
 def rule_kwargs(args) -> dict:
+    takes = rules.get(args.rule).TAKES
     kwargs = {}
     if args.breakpoint:
-        if args.rule != "anthropic":
-            raise BadInput("--breakpoint places an Anthropic cache_control breakpoint; use it with --rule anthropic")
+        if "breakpoints" not in takes:
+            with_breakpoints = " or ".join(name for name, rule in rules.RULES.items() if "breakpoints" in rule.TAKES)
+            raise BadInput("--breakpoint places an Anthropic cache_control breakpoint; "
+                           f"use it with --rule {with_breakpoints}")
         kwargs["breakpoints"] = tuple(parse_breakpoint(b) for b in args.breakpoint)
-    if args.rule == "anthropic" and args.model:
+    if "model" in takes and args.model:
         kwargs["model"] = args.model  # its minimum cacheable length applies
     return kwargs
 

@@ -32,24 +32,62 @@ openai      developers.openai.com/api/docs/guides/prompt-   1,024 minimum, 128-t
 ==========  ==============================================  ===================================  ==================================
 
 Use one rule directly (``from prefixlab.cache.rules import llamacpp; llamacpp.predict(reqs)``) or by name
-(``prefixlab.cache.rules.predict("anthropic", reqs, model="claude-haiku-4-5")``).
+(``prefixlab.cache.rules.predict("anthropic", reqs, model="claude-haiku-4-5")``). Every rule's
+``predict(requests, config=None, **overrides)`` reads keywords the same way: fields of its config
+dataclass, on top of ``config`` when one is given (``base.configure``).
+
+Each rule module also describes itself, so the calculator, the lab and the report never test a
+rule's name:
+
+    NAME        its key in RULES, ``--rule`` and the lab
+    LABEL       how the lab shows it
+    RULE        what it writes into ``Prediction.rule``
+    TAKES       the course-wide choices it uses: "model" (a Claude model, via the module's
+                ``model_settings``) and "breakpoints" (explicit breakpoints by block name)
+    API         True: it sees an API request's blocks (tools, system, messages; the template's
+                glue counts with the next block); False: the rendered prompt's tiles
+    SERVER      the recorded server kind (provenance.server.kind) whose cached_tokens it
+                predicts exactly; None for the others
+    TTL_WRITES  True: its writes are split by TTL (write_5m / write_1h); other rules' writes are
+                priced as 5-minute writes
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from . import anthropic, llamacpp, mlx, openai, vllm
 from .base import Block, Prediction, Request, common_prefix
 
-RULES = {"llamacpp": llamacpp, "mlx": mlx, "vllm": vllm, "anthropic": anthropic, "openai": openai}
+RULES = {module.NAME: module for module in (llamacpp, mlx, vllm, anthropic, openai)}
+CHOICES = ("model", "breakpoints")  # what TAKES may hold
+
+
+def get(rule: str):
+    """The module of the rule called ``rule``; an unknown name raises with the known ones."""
+    if rule not in RULES:
+        raise ValueError(f"unknown rule {rule!r}; known rules: {', '.join(RULES)}")
+    return RULES[rule]
 
 
 def predict(rule: str, requests: Iterable[Request], **config) -> list[Prediction]:
     """Run the rule called ``rule`` (one of RULES) over the requests with the given settings."""
-    if rule not in RULES:
-        raise ValueError(f"unknown rule {rule!r}; known rules: {', '.join(RULES)}")
-    return RULES[rule].predict(requests, **config)
+    return get(rule).predict(requests, **config)
 
 
-__all__ = ["Block", "Prediction", "Request", "RULES", "common_prefix", "predict",
-           "anthropic", "llamacpp", "mlx", "openai", "vllm"]
+def settings(rule: str, model: str | None = None, breakpoints: Sequence = ()) -> dict:
+    """``predict`` keywords for the course-wide choices, keeping only those the rule takes."""
+    module, out = get(rule), {}
+    if model and "model" in module.TAKES:
+        out.update(module.model_settings(model))
+    if breakpoints and "breakpoints" in module.TAKES:
+        out["breakpoints"] = tuple(breakpoints)
+    return out
+
+
+def for_server(kind: str | None) -> str | None:
+    """The rule that predicts a recorded server kind's cached_tokens exactly (None if no rule does)."""
+    return next((name for name, module in RULES.items() if kind is not None and module.SERVER == kind), None)
+
+
+__all__ = ["Block", "CHOICES", "Prediction", "Request", "RULES", "common_prefix", "for_server", "get", "predict",
+           "settings", "anthropic", "llamacpp", "mlx", "openai", "vllm"]

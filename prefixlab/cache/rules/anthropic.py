@@ -43,12 +43,19 @@ workspaces, server-tool writes, batch/data-residency modifiers, Bedrock differen
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from .base import Block, Prediction, Request, check_order
+from .base import Block, Prediction, Request, Settings, check_order, configure
 
+# What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
+NAME = "anthropic"
+LABEL = "Anthropic(Claude)"
 RULE = "Anthropic"
+TAKES = ("model", "breakpoints")
+API = True
+SERVER = None
+TTL_WRITES = True
 SOURCE = "platform.claude.com/docs/en/build-with-claude/prompt-caching (stored copy idx:69611539940, read 2026-12-02)"
 
 # "Cache limitations" section of the stored copy above (A-new). The Feb-2026 copy (idx:52707068445)
@@ -100,6 +107,22 @@ def min_cacheable_tokens(model: str, table: str = MIN_CACHEABLE_TOKENS_DATE) -> 
     return mins[key]
 
 
+def minimum(model: str) -> tuple[int, str]:
+    """The model's minimum cacheable prompt and the dated table it comes from (newest table first)."""
+    for table in MIN_TABLES:
+        try:
+            return min_cacheable_tokens(model, table), table
+        except ValueError:
+            continue
+    raise ValueError(f"no minimum cacheable length known for {model!r}")
+
+
+def model_settings(model: str) -> dict:
+    """``predict`` keywords for a model: the model, and the older table when only that one lists it."""
+    _, table = minimum(model)
+    return {"model": model} if table == MIN_CACHEABLE_TOKENS_DATE else {"model": model, "min_table": table}
+
+
 @dataclass(frozen=True)
 class Breakpoint:
     """An explicit ``cache_control`` on the block called ``block``."""
@@ -113,14 +136,16 @@ class Breakpoint:
 
 
 @dataclass(frozen=True)
-class AnthropicConfig:
+class AnthropicConfig(Settings):
     model: str = "claude-haiku-4-5"
     breakpoints: tuple[Breakpoint, ...] = ()  # explicit breakpoints, by block name ("base", "agents_md", ...)
     automatic: str | None = "5m"              # top-level cache_control TTL; None = off
     min_tokens: int | None = None             # override the per-model table
     min_table: str = MIN_CACHEABLE_TOKENS_DATE  # which dated table gives the minimum
+    _min_from_table: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        object.__setattr__(self, "_min_from_table", self.min_tokens is None)
         bps = tuple(b if isinstance(b, Breakpoint) else Breakpoint(*((b,) if isinstance(b, str) else b))
                     for b in self.breakpoints)
         object.__setattr__(self, "breakpoints", bps)
@@ -134,6 +159,12 @@ class AnthropicConfig:
             raise CacheControlError(f"{len(bps)} explicit breakpoints; the API allows at most {MAX_BREAKPOINTS}")
         if self.automatic is not None and len(bps) >= MAX_BREAKPOINTS:
             raise CacheControlError("automatic caching needs a breakpoint slot, but 4 explicit breakpoints exist")
+
+    def replace(self, **changes) -> "AnthropicConfig":
+        # a minimum that came from the table follows a new model or table
+        if self._min_from_table and "min_tokens" not in changes:
+            changes["min_tokens"] = None
+        return super().replace(**changes)
 
 
 @dataclass
@@ -299,7 +330,7 @@ def predict(requests: Iterable[Request], config: AnthropicConfig | None = None, 
         predict(reqs, model="claude-sonnet-4-6", automatic=None, breakpoints=["memory_body"])
         predict(reqs, breakpoints=[Breakpoint("agents_md", "1h")])
     """
-    config = config or AnthropicConfig(**overrides)
+    config = configure(AnthropicConfig, config, overrides)
     cache = AnthropicCache(config)
     return [cache.step(r) for r in check_order(requests)]
 

@@ -5,9 +5,10 @@ Prediction per request. Token ids are plain ints; a rule never looks at text.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, TypeVar
 
 BLOCK_KINDS = ("tools", "system", "message")
 
@@ -137,6 +138,30 @@ class Prediction:
     @property
     def uncached(self) -> int:
         return self.fresh - self.write
+
+
+class Settings:
+    """Base of every rule's frozen config dataclass."""
+
+    def replace(self, **changes):
+        """These settings with some fields changed (checked again like new ones)."""
+        return dataclasses.replace(self, **changes)
+
+
+S = TypeVar("S", bound=Settings)
+
+
+def configure(config_class: type[S], config: S | None, overrides: dict) -> S:
+    """The settings a rule runs with: ``config`` (default: the defaults) with ``overrides`` on top.
+
+    Every rule's ``predict(requests, config=None, **overrides)`` goes through here, so keywords
+    mean the same everywhere: ``predict(reqs, cfg, field=value)`` is ``cfg`` with that field changed.
+    """
+    if config is None:
+        return config_class(**overrides)
+    if not isinstance(config, config_class):
+        raise TypeError(f"config must be a {config_class.__name__}, got {type(config).__name__}")
+    return config.replace(**overrides) if overrides else config
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

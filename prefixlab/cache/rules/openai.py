@@ -23,14 +23,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .base import Prediction, Request, block_name_at, check_order, common_prefix
+from .base import Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
 
+# What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
+NAME = "openai"
+LABEL = "OpenAI"
 RULE = "OpenAI"
+TAKES = ()
+API = True
+SERVER = None
+TTL_WRITES = False
 SOURCE = "developers.openai.com/api/docs/guides/prompt-caching (idx:46892174861); openai.com/index/api-prompt-caching"
 
 
 @dataclass(frozen=True)
-class OpenAIConfig:
+class OpenAIConfig(Settings):
     min_tokens: int = 1024
     step: int = 128
     idle_ttl: float | None = None  # seconds an unused prefix survives; None = never evicted
@@ -86,6 +93,6 @@ class OpenAICache:
 
 
 def predict(requests: Iterable[Request], config: OpenAIConfig | None = None, **overrides) -> list[Prediction]:
-    config = config or OpenAIConfig(**overrides)
+    config = configure(OpenAIConfig, config, overrides)
     cache = OpenAICache(config)
     return [cache.step(r) for r in check_order(requests)]

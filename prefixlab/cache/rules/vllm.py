@@ -24,14 +24,21 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterable
 
-from .base import Prediction, Request, block_name_at, check_order
+from .base import Prediction, Request, Settings, block_name_at, check_order, configure
 
+# What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
+NAME = "vllm"
+LABEL = "vLLM"
 RULE = "vLLM"
+TAKES = ()
+API = False
+SERVER = None
+TTL_WRITES = False
 SOURCE = "docs.vllm.ai/en/latest/design/prefix_caching; vllm/v1/core/kv_cache_manager.py (idx:35989686307)"
 
 
 @dataclass(frozen=True)
-class VllmConfig:
+class VllmConfig(Settings):
     block_size: int = 16
     num_blocks: int | None = None  # cache capacity in blocks; None = unlimited
 
@@ -94,6 +101,6 @@ class VllmServer:
 
 
 def predict(requests: Iterable[Request], config: VllmConfig | None = None, **overrides) -> list[Prediction]:
-    config = config or VllmConfig(**overrides)
+    config = configure(VllmConfig, config, overrides)
     server = VllmServer(config)
     return [server.step(r) for r in check_order(requests)]
