@@ -4,13 +4,9 @@ import pytest
 
 from prefixlab.cache.rules import Request
 from prefixlab.cache.rules.llamacpp import HostEntry, LlamaCppConfig, LlamaCppServer, f32, predict
+from rule_helpers import seq
 
 MIB = 1024 * 1024
-
-
-def seq(start, n):
-    """n distinct token ids starting at ``start`` (different starts never share a first token)."""
-    return tuple(range(start, start + n))
 
 
 def run(config, prompts, generated=None):

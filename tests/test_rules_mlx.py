@@ -3,10 +3,7 @@ import pytest
 
 from prefixlab.cache.rules import Request
 from prefixlab.cache.rules.mlx import MlxConfig, MlxServer, predict
-
-
-def seq(start, n):
-    return tuple(range(start, start + n))
+from rule_helpers import seq
 
 
 def test_identical_resend_trims_the_stored_key_to_n_minus_1():

@@ -3,10 +3,7 @@ import pytest
 
 from prefixlab.cache.rules import Request
 from prefixlab.cache.rules.openai import OpenAIConfig, cached_tokens, predict
-
-
-def seq(start, n):
-    return tuple(range(start, start + n))
+from rule_helpers import seq
 
 
 @pytest.mark.parametrize("matched, cached", [(0, 0), (1023, 0), (1024, 1024), (1151, 1024),

@@ -3,10 +3,7 @@ import pytest
 
 from prefixlab.cache.rules import Request
 from prefixlab.cache.rules.vllm import VllmConfig, VllmServer, predict
-
-
-def seq(start, n):
-    return tuple(range(start, start + n))
+from rule_helpers import seq
 
 
 @pytest.mark.parametrize("n, cached", [(100, 96), (33, 32), (32, 16), (17, 16), (16, 0), (1, 0)])
