@@ -1,4 +1,4 @@
-"""The calculator lab (prefixlab/lab.py): every control -> result, without a browser."""
+"""The calculator lab (prefixlab/presenting/lab/): every control -> result, without a browser."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,8 @@ import pytest
 
 from prefixlab.cache import calculator, counterfactual, pricing
 from prefixlab.presenting import report
-from prefixlab.presenting.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, break_lines, resolve, run_module
+from prefixlab.presenting.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, resolve, run_module
+from prefixlab.presenting.lab.render import break_lines
 from prefixlab.cache.rules.anthropic import explicit, min_cacheable_tokens
 
 SHIPPED = "data/recordings/t10-smollm2-llamacpp"

@@ -9,9 +9,10 @@ import plotly.graph_objects as go
 
 from prefixlab.cache import rules
 from prefixlab.recording.format import Recording
+
+from .labels import GROUP_LABELS
 from .swimlane import lanes
 
-GROUP_NAMES = {"refresh": "刷新组", "frozen": "冻结组"}
 # empty / in sync with disk / disk has more than the prompt shows
 LANE_COLORS = [[0, "#e5e7eb"], [0.5, "#16a34a"], [1, "#f59e0b"]]
 
@@ -29,7 +30,7 @@ def swimlane_figure(recording: Recording) -> go.Figure:
         columns = [f"D{l.day}·{l.round}" for l in group_lanes]
         disk_row = [1 if l.on_disk else 0 for l in group_lanes]
         ctx_row = [2 if l.lagging else (1 if l.in_context else 0) for l in group_lanes]
-        rows += [f"{GROUP_NAMES[group]} · 磁盘上", f"{GROUP_NAMES[group]} · 上下文里"]
+        rows += [f"{GROUP_LABELS[group]} · 磁盘上", f"{GROUP_LABELS[group]} · 上下文里"]
         z += [disk_row, ctx_row]
         hover += [[_hover(l, "disk") for l in group_lanes], [_hover(l, "context") for l in group_lanes]]
     fig = go.Figure(go.Heatmap(
@@ -38,7 +39,8 @@ def swimlane_figure(recording: Recording) -> go.Figure:
     day2 = next(i for i, c in enumerate(columns) if c.startswith("D2"))
     fig.add_vline(x=day2 - 0.5, line_width=2, line_color="#111827")
     fig.add_annotation(x=day2 - 0.5, y=1.08, yref="paper", text="第二天:新会话", showarrow=False)
-    ranges = {"两组": [-0.5, 3.5], "只看刷新组": [-0.5, 1.5], "只看冻结组": [1.5, 3.5]}
+    ranges = {"两组": [-0.5, 3.5], f"只看{GROUP_LABELS['refresh']}": [-0.5, 1.5],
+              f"只看{GROUP_LABELS['frozen']}": [1.5, 3.5]}
     fig.update_layout(
         height=330, margin=dict(l=10, r=10, t=60, b=40), yaxis=dict(autorange="reversed"),
         xaxis_title="第几天 · 第几轮请求",
@@ -104,7 +106,7 @@ def measures(rule: str) -> bool:
 
 
 def _row_hover(row, k: int) -> str:
-    refresh = f"(假设第 {k} 轮写入后立即刷新)" if k else "(不刷新:录制的冻结组)"
+    refresh = f"(假设第 {k} 轮写入后立即刷新)" if k else f"(不刷新:录制的{GROUP_LABELS['frozen']})"
     head = f"第 {row.round} 轮 {refresh}<br>prompt {row.prompt_tokens} token:读 {row.read} / 算 {row.fresh}"
     if row.measured is not None and measures(row.rule):
         head += f"<br>实测命中 {row.measured}"

@@ -6,6 +6,7 @@ The right answers are computed from the recording, never stored.
 from __future__ import annotations
 
 from prefixlab.cache import calculator, counterfactual
+from .labels import GROUP_LABELS
 from .swimlane import session_lanes
 
 ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
@@ -59,7 +60,7 @@ def check_layout(recording, breakpoints, model: str = "claude-opus-5", session: 
         return f"API 会拒绝这个请求:{err}"
     refresh_round = next((l.round for l in session_lanes(recording, session, []) if l.refreshed), None)
     if refresh_round is None:
-        return f"{session} 里没有刷新 system prompt 的那一轮:换一个刷新组的会话。"
+        return f"{session} 里没有刷新 system prompt 的那一轮:换一个{GROUP_LABELS['refresh']}的会话。"
     refresh = next(r for r in rows if r.round == refresh_round)
     tools_end = _tools_end(recording, session, refresh.round)
     if refresh.read >= tools_end:

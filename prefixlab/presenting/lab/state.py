@@ -1,38 +1,27 @@
-"""The prefix-cache calculator lab (labs/calculator.ipynb): controls in, plain data out.
+"""The calculator lab's state: controls in, plain data out (no widgets, no HTML).
 
-    lab = CalculatorLab()                                  # the shipped T10 recording
-    state = lab.update(rule="anthropic", model="claude-sonnet-4-5", k=3)
-    state.rows, state.break_info, state.cost, state.comparison, state.error
-    lab.open("data/recordings/my-t10")                     # any recording directory
-    print(lab.report())                                    # the same state as plain text
-
-    CalculatorApp(lab)                                     # the ipywidgets version (needs a kernel)
-
-``CalculatorLab`` holds the logic and returns plain data, so tests can drive it without a browser;
-``CalculatorApp`` is a thin widget layer that turns widget changes into ``update`` calls and draws
-the state. Every number comes from the calculator (``prefixlab.cache.calculator`` /
-``prefixlab.cache.counterfactual``) over a recording; nothing is typed in here.
-
-Bad input never raises into the notebook: a path that is not a recording, a recording that fails
-validation, or a setting a rule refuses leaves the previous state in place and puts the message in
-``state.error``. Only the constructor raises (ValueError with the same message) when its first
-recording cannot be opened: there is nothing to fall back on.
+``CalculatorLab`` opens a recording, checks every change of the controls and computes a
+``LabState`` from the calculator (``prefixlab.cache.calculator`` / ``counterfactual``); nothing is
+typed in here. Bad input never raises into the notebook: a path that is not a recording, a
+recording that fails validation, or a setting a rule refuses leaves the previous state in place
+and puts the message in ``state.error``. Only the constructor raises (ValueError with the same
+message) when its first recording cannot be opened: there is nothing to fall back on.
 """
 from __future__ import annotations
 
-import html
-import subprocess
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from prefixlab.cache import calculator, counterfactual, pricing, rules
-from .book.provenance import ProvenanceNote, provenance_note
-from .charts import BAR_PARTS, rule_config_of, scenario_rows
-from .report import format_table, group_costs, recorded_rule
 from prefixlab.cache.rules.anthropic import minimum
 from prefixlab.paths import RECORDINGS, REPO_ROOT
 from prefixlab.recording.format import find_recordings
+
+from ..book.provenance import ProvenanceNote, provenance_note
+from ..charts import rule_config_of, scenario_rows
+from ..labels import GROUP_LABELS, KIND_LABELS
+from ..report import group_costs, recorded_rule
+from . import render
 
 DEFAULT_RECORDING = RECORDINGS / "t10-smollm2-llamacpp"
 DEFAULT_MODEL = "claude-sonnet-4-5"  # minimum 1,024 tokens: our prompts (1-2.5k tokens) can be cached
@@ -43,8 +32,6 @@ TERM_LABELS = {
     "read": "从缓存读",
     "output": "输出",
 }
-KIND_LABELS = {"main": "主会话", "fork": "分叉", "counterfactual": "录制的反事实", "live": "模型自己驱动"}
-GROUP_LABELS = {"refresh": "刷新组", "frozen": "冻结组"}
 
 
 @dataclass(frozen=True)
@@ -291,7 +278,7 @@ class CalculatorLab:
             result = group_costs(replay.recording, all_rows, c.model)
             if result is None:
                 return None
-            labels = ("刷新组(全部主会话)", "冻结组(全部主会话)")
+            labels = (f"{GROUP_LABELS['refresh']}(全部主会话)", f"{GROUP_LABELS['frozen']}(全部主会话)")
         return {"refresh": labels[0], "no_refresh": labels[1], "refresh_usd": result.refresh.total,
                 "no_refresh_usd": result.no_refresh.total,
                 "ratio": result.ratio if result.no_refresh.total else None,
@@ -301,19 +288,7 @@ class CalculatorLab:
 
     def report(self) -> str:
         """The state as plain text: what nbval compares (the figure itself is not compared)."""
-        s = self._state
-        lines = [f"录制: {s.controls.recording}", f"场景: {s.scenario}"]
-        lines += format_table(self._rows, s.comparable)
-        lines.append(s.summary)
-        lines.append("")
-        lines += break_lines(s.break_info)
-        if s.cost:
-            lines.append("")
-            lines += cost_lines(s.cost, s.comparison)
-        lines += s.notes
-        if s.error:
-            lines.append(f"错误: {s.error}")
-        return "\n".join(lines)
+        return render.report_text(self._state, self._rows)
 
 
 def k_range(recording, session: str) -> tuple[int, str]:
@@ -390,199 +365,3 @@ def conversion_notes(recording, c: Controls) -> list[str]:
     if not rules.get(c.rule).TTL_WRITES:
         notes.append(f"缓存规则是 {rule_label(c.rule)}:它的“写入”按 Claude 5 分钟写入的价格计。")
     return notes
-
-
-def break_lines(b: dict) -> list[str]:
-    if not b:
-        return []
-    head = f"第 {b['round']} 轮:prompt {b['prompt_tokens']:,} token,从缓存读 {b['read']:,},重算 {b['fresh']:,}"
-    if b["measured"] is not None:
-        head += f"(服务器实测命中 {b['measured']:,}" + ("" if b["ok"] is None else
-                                                      ",预测一致" if b["ok"] else ",预测不一致") + ")"
-    lines = [head]
-    if b["break_at"] is None:
-        lines.append("没有断点可显示")
-    elif b["whole_prompt"]:
-        lines.append("整段 prompt 都和缓存里的一致(能读多少还看规则的上限,例如 llama.cpp 的 n-1)")
-    else:
-        lines.append(f"前缀断在第 {b['break_at']:,} 个 token,块 {b['block']}")
-        lines.append(f"  断点前: {b['before']!r}")
-        lines.append(f"  断点后: {b['after']!r}")
-        if b["next_blocks"]:
-            lines.append(f"  之后没变、也要重算的块: {', '.join(b['next_blocks'])}")
-    return lines
-
-
-def cost_lines(cost: dict, comparison: dict | None) -> list[str]:
-    lines = [f"第 {cost['round']} 轮的费用({cost['model']},美元):"]
-    for t in cost["terms"]:
-        lines.append(f"  {t['label']}: {t['tokens']:,} token × ${t['base_price']:g}/MTok × {t['multiplier']:g}"
-                     f" = ${t['usd']:.6f}")
-    lines.append(f"  合计 ${cost['total']:.6f}(价格来源 {cost['source']})")
-    if comparison:
-        ratio = "—" if comparison["ratio"] is None else f"{comparison['ratio']:.3f} 倍"
-        lines.append(f"{comparison['refresh']} ${comparison['refresh_usd']:.6f} vs "
-                     f"{comparison['no_refresh']} ${comparison['no_refresh_usd']:.6f}:{ratio}")
-    return lines
-
-
-# -- figure ---------------------------------------------------------------------------------------
-
-def figure(state: LabState):
-    """Per-round bars (read / written / computed without caching), the measurement as markers."""
-    import plotly.graph_objects as go
-
-    rows = state.rows
-    x = [r["round"] for r in rows]
-    fig = go.Figure()
-    for part, name, color in BAR_PARTS:
-        fig.add_bar(x=x, y=[r[part] for r in rows], name=name, marker_color=color)
-    if any(r["measured"] is not None for r in rows):
-        # an "-open" symbol is drawn in marker.color; line.color alone would leave it in the colorway
-        fig.add_scatter(x=x, y=[r["measured"] for r in rows], mode="markers", name="服务器实测命中",
-                        marker=dict(symbol="line-ew-open", size=24, color="#111827", line=dict(width=3)))
-    chosen = state.controls.round
-    if chosen is not None:
-        fig.add_vrect(x0=chosen - 0.5, x1=chosen + 0.5, fillcolor="#f59e0b", opacity=0.15, line_width=0)
-    fig.update_layout(barmode="stack", height=360, margin=dict(l=10, r=10, t=40, b=10),
-                      template="plotly_white", legend=dict(orientation="h", y=1.12, x=0),
-                      xaxis=dict(title="第几轮请求", dtick=1), yaxis_title="token")
-    return fig
-
-
-# -- the widget layer -----------------------------------------------------------------------------
-
-class CalculatorApp:
-    """ipywidgets around a CalculatorLab: every change calls ``lab.update`` and redraws."""
-
-    TEXT = "前缀缓存计算器(交互需要内核:本地 JupyterLab 或 Binder)"
-
-    def __init__(self, lab: CalculatorLab | None = None):
-        import ipywidgets as w
-
-        self.lab = lab or CalculatorLab()
-        style, wide = {"description_width": "7em"}, w.Layout(width="36em")
-        self.recording = w.Dropdown(description="录制", style=style, layout=wide)
-        self.path = w.Text(placeholder="或输入任意录制目录,例如 data/recordings/my-t10", layout=w.Layout(width="28em"))
-        self.open_button = w.Button(description="打开", icon="folder-open")
-        self.error = w.HTML()
-        self.session = w.Dropdown(description="会话", style=style, layout=wide)
-        self.rule = w.Dropdown(description="缓存规则", style=style)
-        self.model = w.Dropdown(description="Claude 模型", style=style)
-        self.min_tokens = w.HTML(layout=w.Layout(margin="0 0 0 7.5em"))
-        self.breakpoint = w.Dropdown(description="显式断点", style=style)
-        self.k = w.IntSlider(description="反事实 k", min=0, style=style, continuous_update=False)
-        self.k_note = w.HTML()
-        self.round = w.Dropdown(description="看第几轮", style=style)
-        self.chart = w.Output()
-        self.break_panel = w.HTML()
-        self.cost_panel = w.HTML()
-        self.note = w.HTML()
-        self._syncing = False
-
-        for control, name in [(self.session, "session"), (self.rule, "rule"), (self.model, "model"),
-                              (self.k, "k"), (self.round, "round")]:
-            control.observe(lambda change, name=name: self._change(**{name: change.new}), "value")
-        self.breakpoint.observe(lambda change: self._change(breakpoint=change.new or None), "value")
-        self.recording.observe(lambda change: self._change(recording=change.new), "value")
-        self.open_button.on_click(lambda _: self._change(recording=self.path.value))
-
-        self.widget = w.VBox([
-            self.recording, w.HBox([self.path, self.open_button]), self.error,
-            self.session, w.HBox([self.rule, self.breakpoint]), self.model, self.min_tokens,
-            w.HBox([self.k, self.k_note]), self.chart, self.round,
-            self.break_panel, self.cost_panel, self.note,
-        ])
-        self.show(self.lab.state)
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = self.TEXT  # the widget's repr is long and says nothing
-        return bundle
-
-    def _change(self, **changes) -> None:
-        if not self._syncing:
-            self.show(self.lab.update(**changes))
-
-    def show(self, s: LabState) -> None:
-        """Put the state into the widgets (without triggering updates)."""
-        self._syncing = True
-        try:
-            c = s.controls
-            choices = list(s.recordings)
-            if c.recording and c.recording not in choices:
-                choices.append(c.recording)
-            self.recording.options = choices
-            self.recording.value = c.recording or None
-            self.error.value = (f'<div style="color:#b91c1c">⚠ {html.escape(s.error)}</div>' if s.error else "")
-            self.session.options, self.session.value = s.sessions, c.session or None
-            self.rule.options = [(rule_label(r), r) for r in s.rules]
-            self.rule.value = c.rule
-            self.model.options, self.model.value = s.models, c.model
-            self.min_tokens.value = html.escape(s.min_tokens)
-            # "" for none: a Dropdown whose value is None shows no selection at all
-            self.breakpoint.options = [("(无)", "")] + [(b, b) for b in s.breakpoints]
-            self.breakpoint.value = c.breakpoint or ""
-            self.breakpoint.disabled = not takes(c.rule, "breakpoints")
-            self.k.max, self.k.value, self.k.disabled = max(s.k_max, 1), c.k, s.k_max == 0
-            self.k_note.value = html.escape(s.k_note or "0 = 不刷新(按录制原样);k = 第 k 轮写入后立即刷新")
-            self.round.options = [(f"第 {r} 轮", r) for r in s.rounds]
-            self.round.value = c.round
-            self.break_panel.value = break_html(s)
-            self.cost_panel.value = cost_html(s)
-            self.note.value = s.provenance._repr_html_() + "".join(
-                f"<p><small>{html.escape(n)}</small></p>" for n in s.notes)
-            # Only plotly's JSON (JupyterLab) and the book's HTML: a figure's text/plain repr is its
-            # whole JSON again, which would bloat the widget state saved in the notebook.
-            self.chart.outputs = ({"output_type": "display_data", "data": figure(s)._repr_mimebundle_(),
-                                   "metadata": {}},) if s.rows else ()
-        finally:
-            self._syncing = False
-
-
-def break_html(s: LabState) -> str:
-    lines = break_lines(s.break_info)
-    if not lines:
-        return ""
-    body = "".join(f"<div>{html.escape(line)}</div>" for line in lines[1:])
-    return (f'<div><b>{html.escape(lines[0])}</b>'
-            f'<div style="font-family:monospace;white-space:pre-wrap">{body}</div></div>')
-
-
-def cost_html(s: LabState) -> str:
-    if not s.cost:
-        return ""
-    cell = '<td style="white-space:nowrap;padding:0 1em 0 0">'
-    rows = "".join(
-        f"<tr>{cell}{html.escape(t['label'])}</td>{cell}{t['tokens']:,} token × ${t['base_price']:g}/MTok"
-        f" × {t['multiplier']:g}</td>{cell}= ${t['usd']:.6f}</td></tr>" for t in s.cost["terms"])
-    out = (f"<div><b>第 {s.cost['round']} 轮的费用({html.escape(s.cost['model'])},美元)</b>"
-           f'<table style="margin:0">{rows}<tr>'
-           f"{cell}<b>合计</b></td>{cell}</td>{cell}<b>= ${s.cost['total']:.6f}</b></td></tr></table>")
-    if s.comparison:
-        c = s.comparison
-        ratio = "—" if c["ratio"] is None else f"{c['ratio']:.3f} 倍"
-        out += (f"<div>{html.escape(c['refresh'])}:${c['refresh_usd']:.6f}<br>"
-                f"{html.escape(c['no_refresh'])}:${c['no_refresh_usd']:.6f}<br><b>比值 {ratio}</b></div>")
-    return out + f"<div><small>价格来源:{html.escape(s.cost['source'])}</small></div></div>"
-
-
-# -- record your own ------------------------------------------------------------------------------
-
-def run_module(module: str, *args: str) -> int:
-    """``python -m module args`` from the repo root, its output printed line by line as it comes.
-
-    A subprocess, not a call in the kernel: the recording's provenance stores the command line,
-    and relative paths mean the same as in the README.
-    """
-    cmd = [sys.executable, "-m", module, *map(str, args)]
-    print("$ python -m", module, *args, flush=True)
-    with subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, bufsize=1) as proc:
-        for line in proc.stdout:
-            print(line, end="", flush=True)
-    return proc.returncode
-
-
-__all__ = ["CalculatorApp", "CalculatorLab", "Controls", "LabState", "figure", "recording_note", "resolve",
-           "run_module", "shipped_recordings"]
