@@ -4,8 +4,10 @@ import math
 import pytest
 
 from prefixlab.cache import pricing
+from prefixlab.cache.models import normalize_model
 from prefixlab.cache.pricing import known_models, load_table, model_price, refresh_vs_no_refresh, request_cost, total_cost
 from prefixlab.cache.rules import Prediction
+from prefixlab.cache.rules.anthropic import min_cacheable_tokens
 
 
 def approx(x):
@@ -99,3 +101,12 @@ def test_refresh_vs_no_refresh_ratio():
         total_cost(refresh, "claude-haiku-4-5", output_tokens=[1])
     with pytest.raises(ValueError, match="no predictions"):
         total_cost([], "claude-haiku-4-5")
+
+
+def test_prices_and_rules_read_model_names_the_same_way():
+    assert normalize_model("Claude Haiku 4.5") == "claude-haiku-4-5"
+    assert normalize_model("GPT-5.4") == "gpt-5-4"
+    assert normalize_model("haiku-4.5") == "haiku-4-5"
+    assert normalize_model(" Haiku 4.5 ", "anthropic") == normalize_model("claude-haiku-4.5", "anthropic") == "claude-haiku-4-5"
+    assert model_price("Haiku 4.5", "anthropic").model == "claude-haiku-4-5"
+    assert min_cacheable_tokens("Haiku 4.5") == min_cacheable_tokens("claude-haiku-4-5")

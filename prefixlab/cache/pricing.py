@@ -21,6 +21,8 @@ from typing import Iterable, Sequence
 import yaml
 
 from prefixlab.paths import PRICES
+
+from .models import normalize_model
 from .rules.base import Prediction
 
 PROVIDERS = ("anthropic", "openai")
@@ -97,11 +99,6 @@ def load_table(provider: str) -> dict:
     return table
 
 
-def normalize_model(name: str) -> str:
-    """'Claude Haiku 4.5' -> 'claude-haiku-4-5'; 'GPT-5.4' -> 'gpt-5-4'."""
-    return "-".join(str(name).strip().lower().replace(".", "-").split())
-
-
 def known_models(provider: str | None = None) -> list[str]:
     providers = [provider] if provider else list(PROVIDERS)
     return sorted(m for p in providers for m in load_table(p)["models"])
@@ -115,8 +112,8 @@ def model_price(model: str, provider: str | None = None) -> ModelPrice:
         if provider is None:
             raise ValueError(f"unknown model {model!r}; known models: {', '.join(known_models())}")
     table = load_table(provider)
-    if key not in table["models"] and provider == "anthropic" and not key.startswith("claude-"):
-        key = "claude-" + key
+    if key not in table["models"] and provider == "anthropic":
+        key = normalize_model(model, provider)
     if key not in table["models"]:
         raise ValueError(f"unknown {provider} model {model!r}; known models: {', '.join(known_models(provider))}")
     row = table["models"][key]

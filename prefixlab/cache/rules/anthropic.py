@@ -46,6 +46,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from ..models import normalize_model
 from .base import Block, Prediction, Request, Settings, check_order, configure
 
 # What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
@@ -90,18 +91,12 @@ class CacheControlError(ValueError):
     """A request the API would reject with HTTP 400."""
 
 
-def normalize_model(name: str) -> str:
-    """'Claude Haiku 4.5' / 'claude-haiku-4.5' -> 'claude-haiku-4-5'."""
-    key = "-".join(str(name).strip().lower().replace(".", "-").split())
-    return key if key.startswith("claude-") else "claude-" + key
-
-
 def min_cacheable_tokens(model: str, table: str = MIN_CACHEABLE_TOKENS_DATE) -> int:
     """The model's minimum cacheable prefix in the dated table ``table`` (a key of MIN_TABLES)."""
     if table not in MIN_TABLES:
         raise ValueError(f"unknown minimum-length table {table!r}; known: {', '.join(MIN_TABLES)}")
     mins = MIN_TABLES[table]
-    key = normalize_model(model)
+    key = normalize_model(model, "anthropic")
     if key not in mins:
         raise ValueError(f"unknown Anthropic model {model!r} in the {table} table; known models: {', '.join(sorted(mins))}")
     return mins[key]
