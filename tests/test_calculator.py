@@ -156,3 +156,26 @@ def test_counterfactual_from_another_history_has_no_measurement(replay):
     assert all(r.measured is None and r.ok is None for r in rows)
     assert rows[0].read == 0  # alone on an empty cache
     assert rows[2].break_block == "memory_body"
+
+
+def test_cached_tokenizations_are_keyed_by_the_tokenizer_not_its_id(monkeypatch):
+    from tokenizers import Tokenizer
+
+    from prefixlab.cache.attribution import attribute
+    from prefixlab.cache.tokenizer import load_template, load_tokenizer
+
+    template = load_template()
+    messages = [{"role": "system", "content": "You are a coding agent."},
+                {"role": "user", "content": "Fix the bug in main.py."}]
+    first, second = load_tokenizer(), load_tokenizer()  # two objects, one tokenizer
+    assert first is not second
+    cached = calculator.attribute_request(template, first, messages, None)
+    assert calculator.attribute_request(template, second, messages, None) is cached
+    other = Tokenizer.from_str(first.to_str())
+    other.add_tokens(["main.py"])  # splits this request differently
+    # ids of freed objects are reused: even a tokenizer with a cached one's id gets its own tokens
+    monkeypatch.setattr(calculator, "id", lambda obj: 1, raising=False)
+    calculator.attribute_request(template, first, messages, None)
+    got = calculator.attribute_request(template, other, messages, None)
+    assert got.ids == attribute(template, other, messages, None).ids != cached.ids
+    assert calculator.tokenizer_key(other) != calculator.tokenizer_key(first) == calculator.tokenizer_key(second)

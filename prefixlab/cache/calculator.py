@@ -57,6 +57,21 @@ def load_recording(path) -> Recording:
 
 _ATTRIBUTIONS: OrderedDict[str, Attribution] = OrderedDict()
 _ATTRIBUTION_CACHE_SIZE = 4096
+_TOKENIZER_KEYS: dict[int, tuple[object, str]] = {}  # id -> (the tokenizer itself, its digest)
+
+
+def tokenizer_key(tokenizer) -> str:
+    """A digest of the tokenizer's whole definition, so equal tokenizers share cached attributions.
+
+    Not ``id(tokenizer)``: a freed tokenizer's id is reused by the next object, which would then
+    be served the old tokenizer's ids. The digest is computed once per tokenizer object (which is
+    kept, and compared, with it).
+    """
+    entry = _TOKENIZER_KEYS.get(id(tokenizer))
+    if entry is None or entry[0] is not tokenizer:
+        entry = (tokenizer, hashlib.sha256(tokenizer.to_str().encode("utf-8")).hexdigest())
+        _TOKENIZER_KEYS[id(tokenizer)] = entry
+    return entry[1]
 
 
 def attribute_request(template_text: str, tokenizer, messages: list[dict], tools: list[dict] | None) -> Attribution:
@@ -65,7 +80,7 @@ def attribute_request(template_text: str, tokenizer, messages: list[dict], tools
     Identical requests (a counterfactual rebuilt from a history, the same request in two
     recordings) are rendered and tokenized once per process.
     """
-    key = hashlib.sha256(json.dumps([template_text, id(tokenizer), messages, tools], sort_keys=True,
+    key = hashlib.sha256(json.dumps([template_text, tokenizer_key(tokenizer), messages, tools], sort_keys=True,
                                     ensure_ascii=False).encode()).hexdigest()
     att = _ATTRIBUTIONS.get(key)
     if att is None:
@@ -81,6 +96,7 @@ def attribute_request(template_text: str, tokenizer, messages: list[dict], tools
 def clear_caches() -> None:
     """Forget every cached tokenization (the benchmark measures the cold path with it)."""
     _ATTRIBUTIONS.clear()
+    _TOKENIZER_KEYS.clear()
     _TOKENIZERS.clear()
     _REPLAYS.clear()
 
@@ -384,6 +400,7 @@ def summarize(rows: list[Row]) -> Summary:
 
 
 __all__ = ["Replay", "Row", "Summary", "analyze", "as_dicts", "attribute_request", "clear_caches", "epochs",
+           "tokenizer_key",
            "predict_indices",
            "generated_ids", "llamacpp_config", "load_recording", "make_requests", "make_row", "prepare", "rule_config",
            "rule_names", "summarize", "RecordingError", "UnsupportedServerError"]
