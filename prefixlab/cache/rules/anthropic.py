@@ -1,8 +1,7 @@
 """Anthropic Messages API prompt caching, as the documentation describes it, over token-id blocks.
 
 Source: platform.claude.com/docs/en/build-with-claude/prompt-caching, stored copy idx:69611539940
-("A-new", newest models Opus 5 / Fable 5.1; read 2026-12-02), summarised in
-/work/shared/research/prompt-caching-rules.md section 1 (copied rules, not read at run time):
+("A-new", newest models Opus 5 / Fable 5.1; read 2026-12-02). The rules, in our words:
 
 - the prefix is tools -> system -> messages, "up to and including the block designated with
   cache_control"; blocks are re-ordered here into that order before anything else;

@@ -1,6 +1,6 @@
 """OpenAI automatic prompt caching (classic behaviour): 1,024-token minimum, 128-token steps.
 
-Sources (research notes /work/shared/research/prompt-caching-rules.md section 2, read 2026-12-02):
+Sources (read 2026-12-02):
 - developers.openai.com/api/docs/guides/prompt-caching, stored copy idx:46892174861 (about late 2025):
   automatic for prompts of >= 1,024 tokens; ``cached_tokens`` is 0 below that; no write fee;
   in-memory retention of 5-10 minutes idle (at most 1 h); the guide's example 1,920 = 1,024 + 7 x 128.

@@ -1,6 +1,6 @@
 """vLLM automatic prefix caching (V1): a hash chain over full KV blocks, LRU over free blocks.
 
-Sources (research notes /work/shared/research/prompt-caching-rules.md section 5, read 2026-12-02):
+Sources (read 2026-12-02):
 - design: docs.vllm.ai/en/latest/design/prefix_caching (block hash = hash(parent hash, block tokens,
   extras)); only full blocks are cached; default block size 16 on CUDA (hybrid models use larger,
   e.g. 528: github.com/vllm-project/vllm/issues/40696).
