@@ -1,7 +1,8 @@
 """The system prompt: three blocks in a fixed order.
 
 1. the base prompt (ours, the same for every repository),
-2. the repository's AGENTS.md (written by people, changes rarely),
+2. the repository's AGENTS.md files (written by people, change rarely;
+   found by ``agents_md.py``),
 3. ``# Memory from previous sessions`` (written by the agent itself).
 
 The block most likely to change goes last, so a change there leaves the
@@ -10,7 +11,8 @@ first two blocks as a reusable prefix for the server's prompt cache.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+
+from .agents_md import read_agents_md  # noqa: F401 (re-exported: callers import it from here)
 
 BASE_PROMPT = """\
 You are miniagent, a small coding agent working inside one repository.
@@ -47,8 +49,3 @@ class SystemPrompt:
     def text(self) -> str:
         return "".join(text for _, text in self.blocks())
 
-
-def read_agents_md(workspace: Path) -> str:
-    """The repository's AGENTS.md, or an empty string when it has none."""
-    path = Path(workspace) / "AGENTS.md"
-    return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
