@@ -2,6 +2,7 @@
 import pytest
 
 from miniagent.prompt import SystemPrompt
+
 from prefixlab.cache.attribution import AttributionError, attribute, check_tiling, split_system_prompt
 from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
 

@@ -11,8 +11,8 @@ from prefixlab.cache.template import (ChatRequestError, llama_cpp_tojson, render
                                      transformers_tojson)
 from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids, text_token_ids
 from prefixlab.paths import TOKENIZER_CORPUS as CORPUS_DIR
-from prefixlab.serving.client import ServerClient, ServerError
 from prefixlab.recording.tokenizer_fixtures import chat_body, load_cases
+from prefixlab.serving.client import ServerClient, ServerError
 
 CASES = {c["name"]: c for c in load_cases("chat-cases.json")}
 RECORDED = json.loads((CORPUS_DIR / "server-chat.json").read_text(encoding="utf-8"))

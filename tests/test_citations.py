@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from prefixlab.paths import CITATIONS as CITATIONS_PATH
 from prefixlab.presenting.book.citations import (
     CitationError,
     citation_card,
@@ -17,7 +18,6 @@ from prefixlab.presenting.book.citations import (
     parse_citations,
     render_card_html,
 )
-from prefixlab.paths import CITATIONS as CITATIONS_PATH
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -1,8 +1,8 @@
 """The chapter's checkers: right answers pass, wrong or missing ones get a hint, never a traceback."""
 import pytest
 
-from prefixlab.presenting import exercises
 from prefixlab.cache.calculator import analyze
+from prefixlab.presenting import exercises
 from prefixlab.recording.format import find_recordings, load
 
 

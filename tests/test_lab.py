@@ -7,10 +7,10 @@ import shutil
 import pytest
 
 from prefixlab.cache import calculator, counterfactual, pricing
+from prefixlab.cache.rules.anthropic import explicit, min_cacheable_tokens
 from prefixlab.presenting import report
 from prefixlab.presenting.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, resolve, run_module
 from prefixlab.presenting.lab.render import break_lines
-from prefixlab.cache.rules.anthropic import explicit, min_cacheable_tokens
 
 SHIPPED = "data/recordings/t10-smollm2-llamacpp"
 

@@ -12,8 +12,8 @@ from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
 from prefixlab.recording.format import load, write_manifest
 from prefixlab.recording.recorder import Recorder, base_provenance, llama_server_provenance
-from prefixlab.serving.client import ServerClient
 from prefixlab.recording.verify import check
+from prefixlab.serving.client import ServerClient
 
 pytestmark = [pytest.mark.server,
               pytest.mark.skipif(os.environ.get("PREFIXLAB_REAL_SERVER") != "1",

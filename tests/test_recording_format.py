@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
-from prefixlab.recording.recorder import Recorder, base_provenance
 from prefixlab.recording.format import RecordingError, load
+from prefixlab.recording.recorder import Recorder, base_provenance
 
 from fake_server import FakeChatServer, completion
 

@@ -9,6 +9,7 @@ from prefixlab.cache import rules
 from prefixlab.cache.rules import Block, Request
 from prefixlab.cache.rules.anthropic import AnthropicConfig, model_settings
 from prefixlab.cache.rules.base import Settings, configure
+
 from rule_helpers import seq
 
 CONFIGS = {"llamacpp": rules.llamacpp.LlamaCppConfig, "mlx": rules.mlx.MlxConfig, "vllm": rules.vllm.VllmConfig,

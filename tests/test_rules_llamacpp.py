@@ -4,6 +4,7 @@ import pytest
 
 from prefixlab.cache.rules import Request
 from prefixlab.cache.rules.llamacpp import HostEntry, LlamaCppConfig, LlamaCppServer, f32, predict
+
 from rule_helpers import seq
 
 MIB = 1024 * 1024

@@ -3,6 +3,7 @@ import pytest
 
 from prefixlab.cache.rules import Request
 from prefixlab.cache.rules.openai import OpenAIConfig, cached_tokens, predict
+
 from rule_helpers import seq
 
 

@@ -3,6 +3,7 @@ import pytest
 
 from prefixlab.cache.rules import Request
 from prefixlab.cache.rules.vllm import VllmConfig, VllmServer, predict
+
 from rule_helpers import seq
 
 

@@ -1,8 +1,7 @@
 import pytest
 
-from prefixlab.recording.format import load
 from prefixlab.presenting.swimlane import lanes, memory_in_prompt
-from prefixlab.recording.format import find_recordings
+from prefixlab.recording.format import find_recordings, load
 
 RECORDING = find_recordings()[0]
 

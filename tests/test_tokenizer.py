@@ -8,11 +8,11 @@ import pytest
 
 from prefixlab.cache import gguf_tokenizer
 from prefixlab.cache.gguf_tokenizer import GGUFTokenizerError, GGUFVocab, build_tokenizer, sha256_file
-from prefixlab.paths import TOKENIZER as DEFAULT_TOKENIZER, TOKENIZER_CORPUS as CORPUS_DIR
 from prefixlab.cache.tokenizer import (TokenizerAssetError, load_tokenizer,
                                      text_token_ids)
-from prefixlab.serving.client import ServerClient
+from prefixlab.paths import TOKENIZER as DEFAULT_TOKENIZER, TOKENIZER_CORPUS as CORPUS_DIR
 from prefixlab.recording.tokenizer_fixtures import ids_digest, load_cases, sweep_chunks
+from prefixlab.serving.client import ServerClient
 
 ASSET_DIR = DEFAULT_TOKENIZER.parent
 TEXT_CASES = {c["name"]: c["text"] for c in load_cases("text-cases.json")}

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 from miniagent.prompt import AGENTS_HEADER, MEMORY_HEADER, SystemPrompt
 
+from .rules.base import Block
 from .template import llama_cpp_tojson, render_chat, server_messages, server_tools
 from .tokenizer import text_token_spans
-from .rules.base import Block
 
 BOS, EOS = "<|im_start|>", "<|im_end|>"  # what the server passes as bos_token / eos_token (render_chat defaults)
 SYSTEM_BLOCKS = ("base", "agents_md", "memory_header", "memory_body")

@@ -34,12 +34,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from .attribution import Attribution, attribute
-from .tokenizer import text_token_ids, tokenizer_for
 from prefixlab.recording.format import Call, Recording, RecordingError, load
+
 from . import rules
+from .attribution import Attribution, attribute
 from .rules import RULES, Prediction, Request
 from .rules.llamacpp import LlamaCppConfig
+from .tokenizer import text_token_ids, tokenizer_for
 
 BREAK_CONTEXT_TOKENS = 4  # tokens of text shown on each side of a break
 

@@ -28,9 +28,10 @@ from pathlib import Path
 from miniagent.memory import MemoryStore, NoteRefused
 from miniagent.prompt import AGENTS_HEADER, EMPTY_MEMORY, SystemPrompt
 
+from prefixlab.recording.format import Call, Recording
+
 from .attribution import split_system_prompt
 from .calculator import Row, make_row, epochs, make_requests, prepare, predict_indices, rule_config
-from prefixlab.recording.format import Call, Recording
 from .rules import predict as rules_predict
 
 

@@ -6,6 +6,7 @@ The right answers are computed from the recording, never stored.
 from __future__ import annotations
 
 from prefixlab.cache import calculator, counterfactual
+
 from .labels import GROUP_LABELS
 from .swimlane import session_lanes
 

@@ -20,8 +20,8 @@ import json
 import sys
 
 from prefixlab.cache import calculator, counterfactual, pricing, rules
-from prefixlab.recording.format import RecordingError
 from prefixlab.cache.rules.anthropic import Breakpoint, CacheControlError
+from prefixlab.recording.format import RecordingError
 
 class BadInput(ValueError):
     pass

@@ -20,8 +20,8 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from prefixlab.presenting.book.citations import CitationError, get_citation, render_card_html
 from prefixlab.paths import CITATIONS
+from prefixlab.presenting.book.citations import CitationError, get_citation, render_card_html
 
 logger = logging.getLogger(__name__)
 
