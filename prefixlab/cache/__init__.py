@@ -8,6 +8,7 @@
 ``calculator``      replay a recording through a rule: measured next to predicted, per request
 ``counterfactual``  "what if the agent had refreshed right after round k?", built from the recording
 ``pricing``         what the tokens of a prediction cost under a provider's list prices
+``models``          model names the way the price tables and the rules key them
 
 Reads recordings (``prefixlab.recording.format``); knows nothing about how they are shown.
 """
