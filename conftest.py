@@ -14,7 +14,7 @@ def pytest_configure(config):
     # (building it first if needed), so tests that check against a live server can run.
     global _shared_server
     if os.environ.get("PREFIXLAB_REAL_SERVER") == "1" and not os.environ.get("PREFIXLAB_SERVER_URL"):
-        from prefixlab.server import LlamaServer, free_port
+        from prefixlab.serving.server import LlamaServer, free_port
 
         _shared_server = LlamaServer(port=free_port()).start()
         os.environ["PREFIXLAB_SERVER_URL"] = _shared_server.url

@@ -13,7 +13,6 @@ LAYERS = ["paths", "serving", "recording", "cache", "presenting"]  # each may im
 # (importing module, imported layer): why the order allows it
 EXCEPTIONS = {("prefixlab.recording.verify", "cache"): "verify re-tokenizes recordings with cache.tokenizer"}
 ENTRY_POINTS = {"server", "record_t10", "verify", "compare", "report", "gguf_tokenizer", "tokenizer_fixtures"}
-PENDING = {"prefixlab.server"}  # still at the top until it moves into serving (another change edits it now)
 
 
 def modules():
@@ -42,7 +41,7 @@ def layer_of(module: str) -> str | None:
     parts = module.split(".")
     if len(parts) > 1 and parts[1] in LAYERS:
         return parts[1]
-    return "serving" if module in PENDING else None
+    return None
 
 
 @pytest.mark.parametrize("name, path", list(modules()), ids=lambda x: x if isinstance(x, str) else "")
@@ -86,8 +85,7 @@ def test_every_command_in_use_is_an_entry_point():
 @pytest.mark.parametrize("command", sorted(ENTRY_POINTS))
 def test_entry_points_are_small_and_run(command, capsys):
     path = PACKAGE / f"{command}.py"
-    if f"prefixlab.{command}" not in PENDING:
-        assert len(path.read_text(encoding="utf-8").splitlines()) <= 15, "an entry point only calls its command"
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 15, "an entry point only calls its command"
     module = importlib.import_module(f"prefixlab.{command}")
     with pytest.raises(SystemExit) as done:
         module.main(["--help"])
@@ -98,7 +96,7 @@ def test_entry_points_are_small_and_run(command, capsys):
 def test_repository_paths_come_from_prefixlab_paths():
     walking_up = re.compile(r"__file__\)?[^\n]*\.(parent\.parent|parents\[)")
     offenders = [name for name, path in modules()
-                 if name != "prefixlab.paths" and name not in PENDING and walking_up.search(path.read_text(encoding="utf-8"))]
+                 if name != "prefixlab.paths" and walking_up.search(path.read_text(encoding="utf-8"))]
     assert not offenders
 
 

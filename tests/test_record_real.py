@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.server,
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    from prefixlab.server import LlamaServer, free_port
+    from prefixlab.serving.server import LlamaServer, free_port
 
     out = tmp_path_factory.mktemp("real") / "t10-short"
     with LlamaServer(port=free_port()) as server:

@@ -11,7 +11,7 @@ import pytest
 
 from prefixlab.cache.rules import Request
 from prefixlab.cache.rules.llamacpp import LlamaCppConfig, LlamaCppServer
-from prefixlab.server import CONTEXT_SIZE, LlamaServer
+from prefixlab.serving.server import CONTEXT_SIZE, LlamaServer
 from prefixlab.serving.client import ServerClient
 
 pytestmark = [

@@ -1,14 +1,13 @@
 """The real llama-server with the real model. Slow the first time (build); opt in with
 PREFIXLAB_REAL_SERVER=1, e.g. `PREFIXLAB_REAL_SERVER=1 python -m pytest -m server`."""
 
-import json
 import os
-import urllib.request
 
 import pytest
 
-from prefixlab import server
-from prefixlab.server import LlamaServer
+from prefixlab.serving import server
+from prefixlab.serving.client import ServerClient
+from prefixlab.serving.server import LlamaServer
 
 pytestmark = [
     pytest.mark.server,
@@ -38,21 +37,12 @@ def srv():
         yield running
 
 
-def post(srv, path, body):
-    request = urllib.request.Request(srv.url + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=120) as resp:
-        return json.loads(resp.read())
-
-
 def chat(srv, **extra):
-    return post(srv, "/v1/chat/completions",
-                {"messages": MESSAGES, "max_tokens": 8, "temperature": 0, **extra})
+    return ServerClient(srv.url).chat({"messages": MESSAGES, "max_tokens": 8, "temperature": 0, **extra})
 
 
 def test_health(srv):
-    with urllib.request.urlopen(srv.url + "/health", timeout=10) as resp:
-        assert resp.status == 200
+    assert ServerClient(srv.url).status("/health", timeout=10)[0] == 200
 
 
 def test_identical_resend_hits_all_but_one_token(srv):
@@ -85,8 +75,8 @@ def test_host_prompt_cache_brings_back_an_earlier_prompt(srv):
     b = "Zebra facts: " + " ".join(f"zebra{i} runs fast" for i in range(60))
 
     def send(text):
-        usage = post(srv, "/v1/chat/completions", {"messages": [{"role": "user", "content": text}],
-                                                   "max_tokens": 4, "temperature": 0})["usage"]
+        usage = ServerClient(srv.url).chat({"messages": [{"role": "user", "content": text}],
+                                            "max_tokens": 4, "temperature": 0})["usage"]
         return usage["prompt_tokens"], usage["prompt_tokens_details"]["cached_tokens"]
 
     n_a, _ = send(a)

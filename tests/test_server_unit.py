@@ -1,4 +1,4 @@
-"""prefixlab.server without the real llama-server: argv, checks and failures, using fake executables."""
+"""prefixlab.serving.server without the real llama-server: argv, checks and failures, using fake executables."""
 
 import json
 import socket
@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from prefixlab import server
-from prefixlab.server import (ChecksumError, DownloadError, HealthTimeoutError, LlamaServer,
+from prefixlab.serving import server
+from prefixlab.serving.server import (ChecksumError, DownloadError, HealthTimeoutError, LlamaServer,
                               PortBusyError, ServerCrashedError, ToolMissingError)
 
 

@@ -140,7 +140,7 @@ def test_cli_reports_missing_gguf(tmp_path, capsys):
 
 
 def _derivation_inputs():
-    from prefixlab import server
+    from prefixlab.serving import server
     return server.model_path(), server.source_dir() / "llama.cpp" / "src" / "unicode-data.cpp"
 
 

@@ -52,7 +52,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from prefixlab.server import sha256_file
+from prefixlab.serving.server import sha256_file
 
 # GGUF token types (gguf-py: gguf.constants.TokenType).
 TOKEN_TYPE_NORMAL = 1

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from prefixlab.paths import CHAT_TEMPLATE, REPO_ROOT, TOKENIZER
 from prefixlab.recording.format import Recording, RecordingError
-from prefixlab.server import sha256_file
+from prefixlab.serving.server import sha256_file
 
 from .template import render_chat
 

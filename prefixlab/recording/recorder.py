@@ -36,7 +36,7 @@ from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
 from prefixlab.paths import CHAT_TEMPLATE, REPO_ROOT, T10_DIR, TOKENIZER
-from prefixlab.server import sha256_file
+from prefixlab.serving.server import sha256_file
 
 from .format import FORMAT, write_manifest
 from .policy import ScriptedPolicy, load_script, load_tasks, monotonic_clock
@@ -235,7 +235,7 @@ def main(argv=None) -> int:
         recorder = Recorder(args.out, lambda: args.server_url, lambda epoch: epoch, provenance, args.model)
         server = None
     else:
-        from prefixlab.server import LlamaServer, free_port
+        from prefixlab.serving.server import LlamaServer, free_port
 
         server = LlamaServer(port=args.port or free_port(), chat_template=args.template).start()
         provenance.update(llama_server_provenance(server))

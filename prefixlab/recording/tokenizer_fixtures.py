@@ -14,7 +14,7 @@ hand-written JSON in ``data/tokenizers/corpus/`` (``text-cases.json``,
 * ``server-random.json`` -- digests of the server's ids / prompt for seeded
   random texts and chat requests (:func:`random_cases`).
 
-Re-record (starts its own server through prefixlab.server)::
+Re-record (starts its own server through prefixlab.serving.server)::
 
     python -m prefixlab.tokenizer_fixtures record
     python -m prefixlab.tokenizer_fixtures record --url http://127.0.0.1:18080
@@ -252,12 +252,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m prefixlab.tokenizer_fixtures")
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("record", help="ask llama-server and rewrite the server-*.json fixtures")
-    r.add_argument("--url", help="a running server (default: start one with prefixlab.server)")
+    r.add_argument("--url", help="a running server (default: start one with prefixlab.serving.server)")
     args = p.parse_args(argv)
     if args.url:
         record(ServerClient(args.url))
         return 0
-    from prefixlab.server import LlamaServer  # only needed when we start the server ourselves
+    from prefixlab.serving.server import LlamaServer  # only needed when we start the server ourselves
 
     with LlamaServer(port=0) as srv:
         record(ServerClient(srv.url), provenance=srv.provenance())

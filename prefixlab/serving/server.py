@@ -73,14 +73,16 @@ import tarfile
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
+
+from prefixlab.paths import CHAT_TEMPLATE
+
+from .client import ServerClient
 
 # --- pins ----------------------------------------------------------------------------------
 
@@ -99,8 +101,6 @@ MODEL_SIZE = 98_362_432
 # Same value as the wheel's own RECORD entry for this member.
 MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CHAT_TEMPLATE = REPO_ROOT / "data" / "templates" / "qwen3-chat-template.jinja"
 
 # Build only what the course needs. The prebuilt web UI is fetched from Hugging Face at build
 # time unless turned off; we do not use it and the build must not depend on that network.
@@ -573,8 +573,8 @@ def smoke_test(binary: Path, model: Path, cache: Path,
     srv = LlamaServer(port=0, binary=binary, model=model, cache=cache, log=log)
     try:
         srv.start()
-        status, reply = _http_json(srv.url + "/completion", timeout=SMOKE_TIMEOUT_S,
-                                   body={"prompt": "Hello", "n_predict": 1, "cache_prompt": False})
+        status, reply = ServerClient(srv.url).status("/completion", {"prompt": "Hello", "n_predict": 1,
+                                                                     "cache_prompt": False}, timeout=SMOKE_TIMEOUT_S)
         if status != 200 or not isinstance(reply, dict) or "content" not in reply:
             if srv.process and srv.process.poll() is not None:
                 return f"llama-server {describe_exit(srv.process.returncode)}", srv.log_path
@@ -642,19 +642,6 @@ def server_argv(binary: Path, model: Path, port: int, host: str = "127.0.0.1",
     return [str(binary), "-m", str(model), "--host", host, "--port", str(port),
             *DEFAULT_FLAGS[:1], "--chat-template-file", str(chat_template), *DEFAULT_FLAGS[1:],
             *extra_args]
-
-
-def _http_json(url: str, timeout: float = 5.0, body: dict | None = None) -> tuple[int, dict | None]:
-    """(status, reply) of a GET, or of a POST when body is given; status 0 when nothing answers."""
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:
-            return resp.status, json.loads(resp.read() or b"null")
-    except urllib.error.HTTPError as exc:
-        return exc.code, None
-    except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError):
-        return 0, None
 
 
 def _die_with_parent() -> None:
@@ -759,7 +746,7 @@ class LlamaServer:
                     f"llama-server {describe_exit(code)} before it became healthy "
                     f"(CPU: {cpu_features()['model']}; log: {self.log_path}).\n"
                     f"Last lines of the log:\n{tail(self.log_path)}")
-            status, _ = _http_json(self.url + "/health", timeout=2.0)
+            status, _ = ServerClient(self.url).status("/health", timeout=2.0)
             if status == 200:
                 return
             now = time.monotonic()
@@ -806,7 +793,7 @@ class LlamaServer:
         return copy.deepcopy(self._provenance)
 
     def _collect_provenance(self) -> dict:
-        status, props = _http_json(self.url + "/props")
+        status, props = ServerClient(self.url).status("/props", timeout=5.0)
         props = props or {}
         template_bytes = self.chat_template.read_bytes()
         template_text = template_bytes.decode("utf-8")
