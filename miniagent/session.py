@@ -7,8 +7,13 @@ and nothing already written is changed.
 
 Entry types: ``system`` (the prompt at session start), ``system_refresh``
 (the prompt was replaced mid-session), ``message`` (user, assistant or tool
-message in OpenAI chat format) and ``model_call`` (the exact request and raw
-response of one call, for replaying it offline).
+message in OpenAI chat format), ``model_call`` (the exact request and raw
+response of one call, for replaying it offline) and ``compaction`` (a summary
+``message`` stands in for the messages before ``firstKeptId``; see
+compaction.py). Other types are kept as they are and ignored.
+
+A compaction deletes nothing: the older entries stay in the file, only the
+path the model sees changes.
 """
 from __future__ import annotations
 
@@ -129,12 +134,25 @@ class Session:
             current = entry["parentId"]
         return out[::-1]
 
-    def messages(self, entry_id: str | None = None) -> list[dict]:
-        """The chat messages on the path: the latest system text first, then the rest."""
+    def visible(self, entry_id: str | None = None) -> tuple[str | None, list[tuple[str, dict]]]:
+        """What the model sees on the path: the latest system text, and the chat
+        messages as (entry id, message) pairs with every compaction applied."""
         system, chat = None, []
         for entry in self.path_to(entry_id):
             if entry["type"] in ("system", "system_refresh"):
                 system = entry["content"]
             elif entry["type"] == "message":
-                chat.append(entry["message"])
-        return ([{"role": "system", "content": system}] if system is not None else []) + chat
+                chat.append((entry["id"], entry["message"]))
+            elif entry["type"] == "compaction":
+                # The summary stands in for everything before the first kept message.
+                ids, first_kept = [i for i, _ in chat], entry.get("firstKeptId")
+                if first_kept not in ids:
+                    raise SessionFileError(f"{self.path}: compaction {entry['id']} keeps from "
+                                           f"{first_kept!r}, which is not a message on its path")
+                chat = [(entry["id"], entry["message"])] + chat[ids.index(first_kept):]
+        return system, chat
+
+    def messages(self, entry_id: str | None = None) -> list[dict]:
+        """The chat messages the model sees: the latest system text first, then the rest."""
+        system, chat = self.visible(entry_id)
+        return ([{"role": "system", "content": system}] if system is not None else []) + [m for _, m in chat]

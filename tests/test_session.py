@@ -95,3 +95,29 @@ def test_a_dangling_parent_is_refused(tmp_path):
                     + json.dumps({"id": "b", "parentId": "a", "type": "system", "content": "x"}) + "\n")
     with pytest.raises(SessionFileError, match="parentId 'ghost' is not an earlier entry"):
         Session.open(path)
+
+
+def test_a_compaction_entry_replaces_the_messages_before_the_first_kept_one(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
+    _user(s, "a")
+    b = _user(s, "b")
+    _user(s, "c")
+    before = s.path.read_bytes()
+    summary = {"role": "user", "content": "summary of a"}
+    s.append("compaction", message=summary, firstKeptId=b["id"], tokensBefore=9)
+    _user(s, "d")
+    assert s.path.read_bytes().startswith(before)  # nothing deleted
+    assert [m["content"] for m in s.messages()] == ["sys", "summary of a", "b", "c", "d"]
+    assert [m["content"] for m in Session.open(s.path).messages()] == ["sys", "summary of a", "b", "c", "d"]
+    system, chat = s.visible()
+    assert system == "sys" and [entry_id for entry_id, _ in chat][:2] == [s.entries[4]["id"], b["id"]]
+
+
+def test_a_compaction_that_keeps_from_an_entry_off_its_path_is_a_clear_error(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
+    _user(s, "a")
+    s.append("compaction", message={"role": "user", "content": "S"}, firstKeptId="ghost", tokensBefore=1)
+    with pytest.raises(SessionFileError, match=r"s\.jsonl: compaction \w+ keeps from 'ghost', which is not a message"):
+        Session.open(s.path).messages()
