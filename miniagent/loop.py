@@ -4,11 +4,17 @@ Before every model call the loop asks a system-prompt provider for the
 current system text. If it differs from the system message in the session,
 the loop replaces it and records a ``system_refresh`` entry: that is the one
 moment a memory write can change the prompt prefix.
+
+With a compactor, the loop first counts the request it is about to send; over
+the budget, older rounds are replaced by a summary (see compaction.py) and the
+system prompt is rebuilt, so an edited AGENTS.md arrives with the new prefix.
 """
 from __future__ import annotations
 
 from typing import Callable, Protocol
 
+from .compaction import Compactor
+from .memory import SystemPromptProvider
 from .session import Session
 from .tools import Toolbox
 
@@ -30,12 +36,19 @@ def sync_system_prompt(session: Session, text: str) -> bool:
 
 
 def run_task(task: str, *, model: Model, toolbox: Toolbox, session: Session,
-             system_prompt: Callable[[], str], max_rounds: int = 20,
-             log: Callable[[str], None] = lambda line: None) -> str:
+             system_prompt: SystemPromptProvider, max_rounds: int = 20,
+             log: Callable[[str], None] = lambda line: None, compactor: Compactor | None = None) -> str:
     """Work on ``task`` until the model answers without tool calls; return that answer."""
     sync_system_prompt(session, system_prompt())
     session.append("message", message={"role": "user", "content": task})
     for round_no in range(1, max_rounds + 1):
+        if compactor and (tokens := compactor.tokens(session)) > compactor.budget:
+            over = f"round {round_no}: about {tokens} tokens, over the budget of {compactor.budget}"
+            if compactor.compact(session, tokens):
+                system_prompt.after_compaction()  # the prefix is new anyway: re-read AGENTS.md
+                log(f"{over}: older rounds replaced by a summary")
+            else:
+                log(f"{over}, but no round is older than the {compactor.keep_rounds} kept; sent as it is")
         if sync_system_prompt(session, system_prompt()):
             log(f"round {round_no}: system prompt refreshed from disk")
         reply = model.complete(session.messages(), toolbox.definitions)

@@ -8,6 +8,9 @@ When they enter the system prompt is a separate choice, the ``mode``:
   note is in the very next request (and the prompt prefix changes mid-session);
 - ``frozen``: the memory is read once when the session starts; notes written
   during the session reach the prompt in the next session.
+
+AGENTS.md is read at session start and again after a compaction (the prefix
+has changed then anyway); the memory keeps its mode's rule.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from .agents_md import read_agents_md
 from .prompt import SystemPrompt
 
 # Hermes Agent's default budget for its MEMORY.md, in characters:
@@ -107,11 +111,17 @@ class MemoryStore:
 class SystemPromptProvider:
     """Answers "what is the system prompt now?" before every model call."""
 
-    def __init__(self, base: str, agents_md: str, memory: MemoryStore, mode: str):
+    def __init__(self, base: str, agents_md: str, memory: MemoryStore, mode: str, workspace: Path | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown memory mode {mode!r}; choose one of {', '.join(MODES)}")
         self.base, self.agents_md, self.memory, self.mode = base.strip(), agents_md.strip(), memory, mode
+        self.workspace = workspace  # where AGENTS.md is re-read after a compaction (None: keep the text)
         self.snapshot = memory.text()  # taken at session start; only `frozen` keeps using it
+
+    def after_compaction(self) -> None:
+        """Re-read AGENTS.md: the compaction changed the prefix anyway. A ``frozen`` memory keeps its snapshot."""
+        if self.workspace is not None:
+            self.agents_md = read_agents_md(self.workspace).strip()
 
     def current(self) -> SystemPrompt:
         memory = self.snapshot if self.mode == "frozen" else self.memory.text()

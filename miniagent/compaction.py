@@ -1,0 +1,106 @@
+"""Compaction: past a token budget, one summary message replaces the older rounds.
+
+Before each model call the loop counts the tokens of the request it is about
+to send. Over the budget, everything older than the last ``keep_rounds``
+rounds is summarised, and the session gets a ``compaction`` entry. Nothing is
+deleted from the file; only the path the model sees changes, to
+
+    system prompt + summary message + the rounds kept after the compaction point
+
+A later compaction works the same way: its summary replaces the first summary
+and the rounds after it that are not kept.
+
+- A round is one model call: the assistant message, the tool results that
+  answer it, and the user message(s) right before it. A round is never split
+  (a tool result must follow its call), so one round larger than the budget is
+  kept whole, and with ``keep_rounds`` rounds or fewer there is nothing to
+  compact: the request goes out over the budget.
+- The budget is counted by ``count_tokens``. The default, ``estimate_tokens``,
+  is the UTF-8 bytes of the messages as JSON, divided by 4. It is only an
+  estimate (leave a margin), but it is known before the call, includes the
+  tool results about to be sent (the server's ``prompt_tokens`` is one reply
+  behind), needs no server (a resumed session, a scripted model) and is the
+  same for every server. Bytes, not characters: a Chinese character is about
+  one token, not a quarter of one. Pass a real tokenizer to count exactly.
+- The summary message is a ``user`` message starting with ``SUMMARY_HEADER``:
+  notes handed to the model, which every chat template accepts (a second
+  system message is refused by many).
+
+The entry: ``{"type": "compaction", "message": <the summary message>,
+"firstKeptId": <the first kept message entry>, "tokensBefore": N}``, plus the
+summary call's ``request`` and ``response`` when a model wrote the summary.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from .model import ModelReply
+from .session import Session
+
+KEEP_ROUNDS = 2  # the latest call and its results stay word for word, and the step before it
+SUMMARY_HEADER = "# Summary of the earlier conversation"
+SUMMARY_REQUEST = """\
+Summarise the conversation so far. You will continue the work from your summary alone, so keep:
+the user's task and constraints (quote them if short), what you did and found (files, commands,
+results), what you decided and why, and what is left to do. Answer with the summary only."""
+
+# Older messages (system prompt first) -> the summary: a text, or a model's reply to keep on record.
+Summariser = Callable[[list[dict]], str | ModelReply]
+
+
+def estimate_tokens(messages: list[dict]) -> int:
+    """About one token per 4 bytes of the messages as JSON (roles and tool calls count too)."""
+    return math.ceil(len(json.dumps(messages, ensure_ascii=False).encode("utf-8")) / 4)
+
+
+def model_summariser(model) -> Summariser:
+    """Ask ``model``: the messages it saw (a prefix the server may have cached), then the request.
+    No tools are offered, so the answer is text."""
+    def summarise(messages: list[dict]) -> ModelReply:
+        return model.complete(messages + [{"role": "user", "content": SUMMARY_REQUEST}])
+    return summarise
+
+
+def round_starts(chat: list[dict]) -> list[int]:
+    """The index in ``chat`` (no system message) where each round starts."""
+    starts = []
+    for i, message in enumerate(chat):
+        if message["role"] == "assistant":
+            start = i
+            while start > 0 and chat[start - 1]["role"] == "user":
+                start -= 1  # the user message(s) this call answers belong to its round
+            starts.append(start)
+    return starts
+
+
+@dataclass
+class Compactor:
+    budget: int  # tokens; a request counted above this is compacted first
+    summarise: Summariser
+    keep_rounds: int = KEEP_ROUNDS
+    count_tokens: Callable[[list[dict]], int] = estimate_tokens
+
+    def __post_init__(self):
+        if self.keep_rounds < 1:
+            raise ValueError("keep_rounds must be at least 1: the latest tool results must reach the model")
+
+    def tokens(self, session: Session) -> int:
+        """The count of the request the session would send now."""
+        return self.count_tokens(session.messages())
+
+    def compact(self, session: Session, tokens: int) -> dict | None:
+        """Replace what is older than the kept rounds with a summary; None if nothing is older."""
+        _, chat = session.visible()
+        starts = round_starts([message for _, message in chat])
+        if len(starts) <= self.keep_rounds:
+            return None
+        kept = chat[starts[-self.keep_rounds]:]
+        result = self.summarise(session.messages()[: -len(kept)])  # the system prompt and the older rounds
+        summary, call = result, {}
+        if isinstance(result, ModelReply):  # a model wrote it: keep its exact request and response
+            summary, call = result.message["content"], {"request": result.request, "response": result.response}
+        message = {"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary.strip()}"}
+        return session.append("compaction", message=message, firstKeptId=kept[0][0], tokensBefore=tokens, **call)

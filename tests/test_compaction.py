@@ -1,0 +1,219 @@
+import json
+
+import pytest
+
+from miniagent.agents_md import read_agents_md
+from miniagent.compaction import (SUMMARY_HEADER, SUMMARY_REQUEST, Compactor, estimate_tokens, model_summariser,
+                                  round_starts)
+from miniagent.loop import run_task
+from miniagent.memory import MemoryStore, SystemPromptProvider
+from miniagent.session import Session
+from miniagent.tools import Toolbox, Workspace
+
+from helpers import ScriptedModel, answer, tool_call
+
+
+def summary(text):
+    return {"role": "user", "content": f"{SUMMARY_HEADER}\n\n{text}"}
+
+
+class Summaries:
+    """A scripted summariser: returns the given texts in order and remembers what it was asked to summarise."""
+
+    def __init__(self, *texts):
+        self.texts, self.seen = list(texts), []
+
+    def __call__(self, messages):
+        self.seen.append(messages)
+        return self.texts.pop(0)
+
+
+def _files(n):
+    """n tool calls (each reads a file) and a final answer."""
+    return [tool_call(f"c{i}", "read_file", path=f"f{i}.txt") for i in range(1, n + 1)] + [answer("done")]
+
+
+def _run(tmp_path, turns, compactor, mode="frozen", session=None, task="fix it"):
+    repo = tmp_path / "repo"
+    repo.mkdir(exist_ok=True)
+    for i in range(1, 10):
+        (repo / f"f{i}.txt").write_text(f"content {i}")
+    memory = MemoryStore(tmp_path / "home" / "MEMORY.md")
+    provider = SystemPromptProvider("base", read_agents_md(repo), memory, mode, workspace=repo)
+    model, lines = ScriptedModel(turns), []
+    session = session or Session.open(tmp_path / "s.jsonl")
+    result = run_task(task, model=model, toolbox=Toolbox(Workspace(repo), memory), session=session,
+                      system_prompt=provider, log=lines.append, compactor=compactor)
+    return result, model.requests, session, lines
+
+
+def _compactions(session):
+    return [e for e in session.path_to() if e["type"] == "compaction"]
+
+
+# In most tests the budget counts messages (count_tokens=len): a request's size is easy to see.
+# Requests without compaction: round r sends system + task + 2 messages per earlier round = 2r messages.
+
+def test_exactly_at_the_budget_nothing_is_compacted(tmp_path):
+    _, requests, session, _ = _run(tmp_path, _files(4), Compactor(10, Summaries(), count_tokens=len))
+    assert [len(r) for r in requests] == [2, 4, 6, 8, 10]
+    assert _compactions(session) == []
+
+
+def test_one_over_the_budget_the_older_rounds_become_one_summary(tmp_path):
+    summarise = Summaries("read f1 and f2")
+    _, requests, session, lines = _run(tmp_path, _files(4), Compactor(9, summarise, count_tokens=len))
+    assert [len(r) for r in requests] == [2, 4, 6, 8, 6]
+    # Round 5: the system prompt, the summary, then the last two rounds word for word.
+    assert requests[4] == requests[3][:1] + [summary("read f1 and f2")] + requests[3][6:] + requests[4][-2:]
+    assert [m["role"] for m in requests[4]] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+    # The summariser saw what the model saw, up to the first kept round.
+    assert summarise.seen == [requests[3][:6]]
+    entry, = _compactions(session)
+    assert entry["tokensBefore"] == 10 and session.by_id[entry["firstKeptId"]]["message"] == requests[4][2]
+    assert "round 5: about 10 tokens, over the budget of 9: older rounds replaced by a summary" in lines
+
+
+def test_fewer_rounds_than_the_kept_number_are_sent_as_they_are(tmp_path):
+    _, requests, session, lines = _run(tmp_path, _files(2), Compactor(1, Summaries(), count_tokens=len))
+    (tmp_path / "plain").mkdir()
+    _, plain, _, _ = _run(tmp_path / "plain", _files(2), None)
+    assert requests == plain and _compactions(session) == []
+    assert lines[0] == ("round 1: about 2 tokens, over the budget of 1, "
+                        "but no round is older than the 2 kept; sent as it is")
+
+
+def test_a_single_huge_round_is_kept_whole_even_over_the_budget(tmp_path):
+    turns = [tool_call("c1", "read_file", path="big.txt"), tool_call("c2", "read_file", path="big.txt"),
+             answer("done")]
+    (tmp_path / "repo").mkdir()
+    big = "x" * 6000  # about 1500 tokens; under read_file's output cap
+    (tmp_path / "repo" / "big.txt").write_text(big)
+    compactor = Compactor(1000, Summaries("read big.txt once"), keep_rounds=1)
+    _, requests, session, lines = _run(tmp_path, turns, compactor)
+    over = [line for line in lines if "over the budget" in line]
+    # Round 2: over the budget, but its only round is the one to keep: sent as it is.
+    assert over[0].startswith("round 2: about") and over[0].endswith("no round is older than the 1 kept; sent as it is")
+    assert requests[1][-1] == {"role": "tool", "tool_call_id": "c1", "content": big}
+    # Round 3: round 1 is summarised; round 2 is kept word for word, though the request is still over the budget.
+    assert over[1].startswith("round 3: about") and over[1].endswith("older rounds replaced by a summary")
+    assert requests[2][1:] == [summary("read big.txt once"), turns[1],
+                               {"role": "tool", "tool_call_id": "c2", "content": big}]
+    assert estimate_tokens(requests[2]) > 1000 and len(_compactions(session)) == 1
+
+
+def test_a_compaction_of_a_compaction_replaces_the_first_summary(tmp_path):
+    summarise = Summaries("S1", "S2", "S3", "S4")
+    _, requests, session, _ = _run(tmp_path, _files(5), Compactor(5, summarise, keep_rounds=1, count_tokens=len))
+    system = requests[0][0]
+    a = {i: tool_call(f"c{i}", "read_file", path=f"f{i}.txt") for i in range(1, 6)}
+    t = {i: {"role": "tool", "tool_call_id": f"c{i}", "content": f"content {i}"} for i in range(1, 6)}
+    assert requests[2] == [system, summary("S1"), a[2], t[2]]  # round 3: 6 messages > 5
+    # Round 4: the second summary replaces the first summary and round 2; round 3 is kept.
+    assert summarise.seen[1] == [system, summary("S1"), a[2], t[2]]
+    assert requests[3] == [system, summary("S2"), a[3], t[3]]
+    assert len(_compactions(session)) == 4  # rounds 3 to 6 each went over
+
+
+def test_resume_after_compaction_rebuilds_exactly_the_path_the_model_saw(tmp_path):
+    _, requests, session, _ = _run(tmp_path, _files(5), Compactor(5, Summaries("S1", "S2", "S3", "S4"),
+                                                                   keep_rounds=1, count_tokens=len))
+    reloaded = Session.open(session.path)
+    assert reloaded.messages() == session.messages() == requests[-1] + [answer("done")]
+    # Every request is rebuilt from the file alone, from the entry before its model_call.
+    path = reloaded.path_to()
+    calls = [i for i, e in enumerate(path) if e["type"] == "model_call"]
+    assert [reloaded.messages(path[i - 1]["id"]) for i in calls] == requests
+    # Continuing from the leaf sends that path plus the new task.
+    _, more, _, _ = _run(tmp_path, [answer("ok")], None, session=reloaded, task="and now this")
+    assert more[0] == requests[-1] + [answer("done"), {"role": "user", "content": "and now this"}]
+
+
+def _by_hand(tmp_path, rounds):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
+    s.append("message", message={"role": "user", "content": "task"})
+    for i in range(1, rounds + 1):
+        s.append("model_call", round=i, request={}, response={})
+        s.append("message", message=tool_call(f"c{i}", "list_files", path="."))
+        s.append("message", message={"role": "tool", "tool_call_id": f"c{i}", "content": f"r{i}"})
+    return s
+
+
+def test_the_session_file_keeps_every_original_entry(tmp_path):
+    s = _by_hand(tmp_path, 3)
+    before = s.path.read_bytes()
+    entry = Compactor(1, Summaries("S")).compact(s, tokens=99)
+    after = s.path.read_bytes()
+    assert after.startswith(before)  # append-only: only the compaction line is new
+    assert [json.loads(line) for line in after[len(before):].splitlines()] == [entry]
+    assert entry["parentId"] != entry["firstKeptId"] and entry["tokensBefore"] == 99
+    # All original messages are still reachable on the path; the model sees only the summary and the kept rounds.
+    assert len([e for e in Session.open(s.path).path_to() if e["type"] == "message"]) == 7
+    assert [m["content"] for m in s.messages()] == ["sys", f"{SUMMARY_HEADER}\n\nS", "", "r2", "", "r3"]
+
+
+def test_unknown_entries_and_a_torn_line_around_a_compaction_are_handled_as_before(tmp_path):
+    s = _by_hand(tmp_path, 3)
+    s.append("label", name="before compaction")  # a type this version does not know
+    Compactor(1, Summaries("S"), keep_rounds=1).compact(s, tokens=50)
+    s.append("message", message={"role": "user", "content": "next"})
+    s.path.write_bytes(s.path.read_bytes() + b'{"id": "x", "parentId": "y", "ty')
+    loaded = Session.open(s.path)
+    assert "incomplete last line" in str(loaded.dropped)
+    assert "label" in [e["type"] for e in loaded.path_to()]  # kept, and ignored by messages()
+    assert [m["content"] for m in loaded.messages()] == ["sys", f"{SUMMARY_HEADER}\n\nS", "", "r3", "next"]
+
+
+def test_after_a_compaction_agents_md_is_re_read_and_frozen_memory_keeps_its_snapshot(tmp_path):
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "AGENTS.md").write_text("rules v1")
+    turns = [tool_call("c1", "write_file", path="AGENTS.md", content="rules v2"),
+             tool_call("c2", "remember", note="a new fact"),
+             tool_call("c3", "list_files", path="."), answer("done")]
+    _, requests, session, lines = _run(tmp_path, turns, Compactor(6, Summaries("S"), keep_rounds=1, count_tokens=len))
+    systems = [r[0]["content"] for r in requests]
+    # Round 4 is the first over the budget (8 messages > 6): the compaction brings the new AGENTS.md.
+    assert ["rules v2" in s for s in systems] == [False, False, False, True]
+    assert all("rules v1" in s for s in systems[:3]) and "a new fact" not in systems[3]  # frozen: snapshot
+    types = [e["type"] for e in session.path_to()]
+    assert types[types.index("compaction") + 1] == "system_refresh"
+    assert "round 4: system prompt refreshed from disk" in lines
+
+
+def test_refresh_memory_is_still_read_before_every_call_with_compaction(tmp_path):
+    turns = [tool_call("c1", "remember", note="a new fact"), tool_call("c2", "list_files", path="."), answer("done")]
+    _, requests, _, _ = _run(tmp_path, turns, Compactor(4, Summaries("S"), keep_rounds=1, count_tokens=len),
+                             mode="refresh")
+    assert ["a new fact" in r[0]["content"] for r in requests] == [False, True, True]
+
+
+def test_the_model_summariser_sends_the_older_messages_and_the_request_and_is_recorded(tmp_path):
+    s = _by_hand(tmp_path, 3)
+    model = ScriptedModel([answer("  the model's summary\n")])
+    entry = Compactor(1, model_summariser(model)).compact(s, tokens=40)
+    sent, = model.requests
+    assert sent[:-1] == [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"},
+                         tool_call("c1", "list_files", path="."),
+                         {"role": "tool", "tool_call_id": "c1", "content": "r1"}]
+    assert sent[-1] == {"role": "user", "content": SUMMARY_REQUEST}
+    assert entry["message"] == summary("the model's summary")
+    assert entry["request"]["tools"] is None and entry["request"]["messages"] == sent  # no tools: a text answer
+    assert "usage" in entry["response"]
+
+
+def test_a_round_starts_with_the_user_messages_it_answers():
+    chat = [{"role": "user"}, {"role": "assistant"}, {"role": "tool"}, {"role": "assistant"}, {"role": "tool"},
+            {"role": "user"}, {"role": "user"}, {"role": "assistant"}, {"role": "user"}]
+    assert round_starts(chat) == [0, 3, 5]
+
+
+def test_estimate_counts_utf8_bytes_so_chinese_is_not_undercounted():
+    ascii_text, chinese = [{"role": "user", "content": "x" * 400}], [{"role": "user", "content": "字" * 400}]
+    assert estimate_tokens(ascii_text) == 109  # 435 bytes of JSON / 4, rounded up
+    assert estimate_tokens(chinese) - estimate_tokens(ascii_text) == 200  # 800 more bytes
+
+
+def test_at_least_one_round_is_kept():
+    with pytest.raises(ValueError, match="keep_rounds must be at least 1"):
+        Compactor(100, Summaries(), keep_rounds=0)
