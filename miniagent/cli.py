@@ -7,10 +7,12 @@ import sys
 import time
 from pathlib import Path
 
+from .agents_md import read_agents_md
+from .compaction import KEEP_ROUNDS, Compactor, model_summariser
 from .loop import run_task
 from .memory import MEMORY_CHAR_LIMIT, MODES, MemoryStore, SystemPromptProvider
 from .model import ChatModel, ModelError
-from .prompt import BASE_PROMPT, read_agents_md
+from .prompt import BASE_PROMPT
 from .session import Session, SessionFileError
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
 
@@ -39,6 +41,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--session", type=Path, help="session JSONL file (default: a new file under ~/.miniagent/sessions/)")
     p.add_argument("--fork", metavar="ENTRY_ID", help="continue the session from this earlier entry")
     p.add_argument("--max-rounds", type=int, default=20)
+    p.add_argument("--compact-at", type=int, metavar="TOKENS",
+                   help="before a call whose estimated size is over TOKENS, replace all but the last "
+                        f"{KEEP_ROUNDS} rounds with a summary written by the model (default: never)")
     p.add_argument("--max-tokens", type=int, default=512, help="completion limit per model call")
     p.add_argument("--timeout", type=float, default=COMMAND_TIMEOUT, help="run_command timeout in seconds")
     return p.parse_args(argv)
@@ -73,11 +78,13 @@ def main(argv=None) -> int:
             print(f"note: {session_path}: {session.dropped}; it will be kept in a .torn file", file=sys.stderr)
         if args.fork:
             session.fork(args.fork)
-        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, args.mode)
+        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, args.mode,
+                                        workspace=workspace.root)
         model = ChatModel(args.server, args.model, max_tokens=args.max_tokens)
+        compactor = Compactor(args.compact_at, model_summariser(model)) if args.compact_at is not None else None
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory), session=session,
-                          system_prompt=provider, max_rounds=args.max_rounds, log=print)
+                          system_prompt=provider, max_rounds=args.max_rounds, log=print, compactor=compactor)
     except (TaskFileError, ModelError, ToolError, SessionFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1

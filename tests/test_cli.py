@@ -74,3 +74,32 @@ def test_a_task_file_that_is_not_utf8_is_a_clear_error(tmp_path, capsys):
                  "--memory", str(tmp_path / "M.md"), "--session", str(tmp_path / "s.jsonl")])
     assert code == 1 and capsys.readouterr().err.startswith(
         f"miniagent: error: cannot read the task file {task}: it is not UTF-8 text")
+
+
+def test_compact_at_summarises_older_rounds_through_the_server(tmp_path, capsys):
+    from miniagent.compaction import SUMMARY_HEADER, SUMMARY_REQUEST
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    call = {"id": "c1", "type": "function", "function": {"name": "list_files", "arguments": json.dumps({"path": "."})}}
+    turns = [completion({"role": "assistant", "content": None, "tool_calls": [call]})] * 3 + \
+        [completion({"role": "assistant", "content": "all done"})]
+
+    def reply(body):
+        if body["messages"][-1]["content"] == SUMMARY_REQUEST:
+            return 200, completion({"role": "assistant", "content": "listed the files"})
+        return 200, turns.pop(0)
+
+    with FakeChatServer(reply) as srv:
+        code = main(["fix", "-w", str(repo), "--server", srv.url, "--compact-at", "1",
+                     "--memory", str(tmp_path / "M.md"), "--session", str(tmp_path / "s.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0 and "all done" in out
+    # Rounds 1-3 hold at most the two kept rounds; round 4 compacts round 1 away.
+    assert "round 3: about" in out and "no round is older than the 2 kept; sent as it is" in out
+    assert "round 4: about" in out and "older rounds replaced by a summary" in out
+    sent = [json.loads(body) for body in srv.received]
+    assert [m["role"] for m in sent[-1]["messages"]] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+    assert sent[-1]["messages"][1]["content"] == f"{SUMMARY_HEADER}\n\nlisted the files"
+    compaction, = [e for e in Session.open(tmp_path / "s.jsonl").entries if e["type"] == "compaction"]
+    assert compaction["request"]["messages"][-1]["content"] == SUMMARY_REQUEST and "tools" not in compaction["request"]
