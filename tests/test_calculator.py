@@ -109,7 +109,7 @@ def test_anthropic_puts_tools_first(replay):
 
 
 def test_anthropic_tokens_after_the_last_block_are_not_hashed():
-    """prefixlab/rules/anthropic.py change: the generation prompt after the last block is no part of
+    """prefixlab/cache/rules/anthropic.py change: the generation prompt after the last block is no part of
     it, so the next turn (where those tokens open the assistant message) still hits the entry."""
     first = Request(tuple(range(1, 11)) + (90, 91), blocks=(Block("s", "system", 0, 6), Block("u1", "message", 6, 10)))
     second = Request(tuple(range(1, 11)) + (90, 91, 50, 51, 52) + (90, 91),
