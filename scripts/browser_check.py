@@ -10,7 +10,8 @@ other host is blocked and reported. For each page:
 - every plotly figure div has drawn an SVG (``svg.main-svg``);
 - every embedded widget view has been rendered by the html-manager;
 - every formula has been typeset by MathJax;
-- citation cards show the "显示原文" button; on the first card the button is clicked
+- every citation card shows its quoted key lines without a network;
+- code citation cards show the "显示原文" button; on the first one the button is clicked
   twice, once with raw.githubusercontent.com answering with a stand-in file (the card
   must show the pinned line range) and once with it unreachable (the card must say so);
 - a full-page screenshot is saved in ``--out`` (default _build/browser-check/), and the
@@ -170,8 +171,12 @@ class Checker:
 
             cards = page.locator(".prefixlab-citation")
             n_cards = cards.count()
-            if n_cards:
-                self.check_citation(rel, page, cards.first)
+            for i in range(n_cards):  # offline, every card shows its quoted lines
+                if not cards.nth(i).locator(".prefixlab-citation__quote").is_visible():
+                    self.problem(rel, f"citation card #{i + 1} shows no quoted lines")
+            fetchable = page.locator(".prefixlab-citation[data-raw-url]")
+            if fetchable.count():
+                self.check_citation(rel, page, fetchable.first)
 
             page.wait_for_timeout(300)  # late console errors from async loaders
             page.evaluate("document.activeElement && document.activeElement.blur()")

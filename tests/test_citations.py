@@ -36,9 +36,20 @@ GOOD_ENTRY = {
     "path": "src/mod.py",
     "lines": [3, 9],
     "licence": "MIT",
+    "quote": [{"line": 4, "text": "def f():"}, {"line": 8, "text": "    return 1"}],
     "explanation": "这是一段用我们自己的话写的解释。",
     "checked": "2026-12-02",
 }
+GOOD_PAGE = {
+    "url": "https://docs.example.com/caching",
+    "publisher": "Example 文档",
+    "page": "Caching",
+    "quote": ["The cache keeps the prefix."],
+    "explanation": "这是一段用我们自己的话写的解释。",
+    "checked": "2026-12-02",
+    "checked_via": "直接读取页面",
+}
+BRACKETS = ["()", "()", "[]", "【】", "《》", "「」", "“”"]
 
 
 def dump(entries: dict) -> str:
@@ -50,9 +61,85 @@ def test_every_entry_is_complete():
     assert citations, "data/citations.yml has no entries"
     for cid, c in citations.items():
         assert CJK.search(c.explanation), f"{cid}: explanation must be in Chinese (our words)"
-        assert re.fullmatch(r"[0-9a-f]{40}", c.commit), cid
-        assert c.first_line <= c.last_line, cid
-        assert c.licence and c.checked, cid
+        assert c.quote and c.checked, cid
+        if c.is_code:
+            assert re.fullmatch(r"[0-9a-f]{40}", c.commit), cid
+            assert c.first_line <= c.quote[0][0] <= c.quote[-1][0] <= c.last_line, cid
+            assert c.licence, cid
+        else:
+            assert c.url.startswith("https://") and c.publisher and c.page and c.checked_via, cid
+
+
+def test_no_card_text_is_cut_off_mid_bracket():
+    """An unquoted YAML value ending in " #..." loses the rest as a comment: brackets stop balancing."""
+    for cid, c in load_citations().items():
+        for field, text in c.texts().items():
+            for pair in BRACKETS:
+                if pair[0] == pair[1]:
+                    continue
+                assert text.count(pair[0]) == text.count(pair[1]), f"{cid}.{field} is cut off: {text!r}"
+            if field == "quote":  # verbatim code may end a line with an opening bracket
+                continue
+            for pair in BRACKETS:
+                assert not text.rstrip().endswith(pair[0]), f"{cid}.{field} ends mid-bracket: {text!r}"
+
+
+def test_a_plain_yaml_comment_would_be_caught(tmp_path):
+    text = dump({"x": GOOD_ENTRY}) + "    checked_via: 在 fork 里读取(上游 PR #56713 的合并提交)\n"
+    c = parse_citations(text)["x"]
+    assert c.checked_via == "在 fork 里读取(上游 PR"  # what YAML does with " #"
+    assert c.checked_via.count("(") != c.checked_via.count(")")  # ... and what the test above looks for
+
+
+def test_every_card_quotes_its_key_lines_offline():
+    for cid, c in load_citations().items():
+        card = citation_card(cid)
+        html = card._repr_html_()
+        text = repr(card)
+        for _, line in c.quote:
+            assert line.strip() in text, f"{cid}: quote missing from the text card"
+            assert _html_escape(line.strip()) in html, f"{cid}: quote missing from the HTML card"
+        if c.is_code:
+            numbers = [n for n, _ in c.quote]
+            assert re.search(rf"^\s*{numbers[0]}  ", "\n".join(c.quote_lines()), re.M), cid
+            assert 'class="prefixlab-citation__show"' in html
+        else:
+            assert "data-raw-url" not in html and "显示原文" not in html  # nothing to fetch for a page
+
+
+def test_quote_shows_gaps_between_numbered_lines():
+    c = parse_citations(dump({"x": GOOD_ENTRY}))["x"]
+    assert c.quote_lines() == ["4  def f():", "   ⋮", "8      return 1"]
+
+
+@pytest.mark.parametrize("quote, message", [
+    ([{"line": 2, "text": "x"}], "inside"),                                  # before the range
+    ([{"line": 8, "text": "x"}, {"line": 4, "text": "y"}], "ascend"),        # out of order
+    ([{"line": 4, "text": "x" * 161}], "quote"),                             # too long to be a key line
+    ([], "quote"),
+])
+def test_bad_quotes_are_rejected(quote, message):
+    with pytest.raises(CitationError, match=message):
+        parse_citations(dump({"q": dict(GOOD_ENTRY, quote=quote)}))
+
+
+def test_page_citation_links_the_page_and_needs_no_fetch():
+    c = parse_citations(dump({"p": GOOD_PAGE}))["p"]
+    assert not c.is_code and c.raw_url is None
+    assert c.permalink == GOOD_PAGE["url"] and c.short_ref == "docs.example.com/caching"
+    html = render_card_html(c)
+    assert f'href="{GOOD_PAGE["url"]}"' in html and "Example 文档 · Caching" in html
+    assert "读取于 2026-12-02" in html and "<blockquote" in html
+    with pytest.raises(CitationError, match="checked_via"):
+        parse_citations(dump({"p": {k: v for k, v in GOOD_PAGE.items() if k != "checked_via"}}))
+    with pytest.raises(CitationError, match="commit"):  # a page carries no pin
+        parse_citations(dump({"p": dict(GOOD_PAGE, commit="0" * 40)}))
+
+
+def _html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text)
 
 
 def test_permalink_and_raw_url_point_at_the_pin():
@@ -73,7 +160,7 @@ def test_card_renders_offline_with_link_explanation_licence_and_date():
     card = citation_card("hermes-config-memory")
     html = card._repr_html_()
     assert f'href="{c.permalink}"' in html
-    assert "许可证 MIT" in html and "核对于 2026-12-02" in html
+    assert "许可证 MIT" in html and f"核对于 {c.checked}" in html
     assert "勘误" in html  # this entry carries an erratum
     assert f'data-raw-url="{c.raw_url}"' in html
     assert "显示原文" in html and "hidden" in html  # the button waits for citations.js

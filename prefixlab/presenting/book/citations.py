@@ -2,9 +2,11 @@
 
 The data lives in ``data/citations.yml`` (schema ``data/citations.schema.json``). A card
 shows the permalink at the pin, our explanation, the licence and when we checked it,
-plus an erratum when upstream has moved on. The original lines are never copied into
-the book: the "显示原文" button (``_static/citations.js``) fetches them from
-raw.githubusercontent.com when the reader is online; offline the card still reads fine.
+plus an erratum when upstream has moved on. A few key lines are quoted verbatim with their line
+numbers (``quote``), so the card makes its point offline; the whole pinned range is never copied
+into the book: the "显示原文" button (``_static/citations.js``) fetches it from
+raw.githubusercontent.com when the reader is online. A page citation (``url``) quotes a few
+sentences of a vendor's documentation page instead.
 
 In a notebook::
 
@@ -29,25 +31,36 @@ import yaml
 from prefixlab.paths import CITATIONS, CITATIONS_SCHEMA
 
 
-
 class CitationError(ValueError):
     """The citations file is malformed, or a citation id does not exist."""
 
 
 @dataclass(frozen=True)
 class Citation:
+    """One card: a pinned line range of another project's file, or a vendor's documentation page."""
+
     id: str
-    repo: str
-    commit: str
-    path: str
-    first_line: int
-    last_line: int
-    licence: str
     explanation: str
     checked: str
+    quote: tuple[tuple[int | None, str], ...]  # (line number or None for a page, verbatim text)
     title: str | None = None
     checked_via: str | None = None
     erratum: str | None = None
+    # a code citation
+    repo: str | None = None
+    commit: str | None = None
+    path: str | None = None
+    first_line: int | None = None
+    last_line: int | None = None
+    licence: str | None = None
+    # a page citation
+    url: str | None = None
+    publisher: str | None = None
+    page: str | None = None
+
+    @property
+    def is_code(self) -> bool:
+        return self.url is None
 
     @property
     def line_anchor(self) -> str:
@@ -57,16 +70,50 @@ class Citation:
 
     @property
     def permalink(self) -> str:
+        if not self.is_code:
+            return self.url
         return f"https://github.com/{self.repo}/blob/{self.commit}/{self.path}#{self.line_anchor}"
 
     @property
-    def raw_url(self) -> str:
+    def raw_url(self) -> str | None:
+        """Where citations.js fetches the whole range; None for a page (its quote is all the card shows)."""
+        if not self.is_code:
+            return None
         return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"
 
     @property
     def short_ref(self) -> str:
-        """``owner/name@abc1234:path#L1-L24`` — how the book writes a pin in running text."""
+        """``owner/name@abc1234:path#L1-L24`` (or the page's address) — how the book writes it in running text."""
+        if not self.is_code:
+            return self.url.removeprefix("https://")
         return f"{self.repo}@{self.commit[:7]}:{self.path}#{self.line_anchor}"
+
+    @property
+    def source_label(self) -> str:
+        """The card's link text."""
+        if not self.is_code:
+            return f"{self.publisher} · {self.page}"
+        return f"{self.repo} · {self.path} 第 {self.first_line}–{self.last_line} 行"
+
+    def quote_lines(self) -> list[str]:
+        """The quote as the card prints it: numbered lines, with ``⋮`` where lines are left out."""
+        if not self.is_code:
+            return [text for _, text in self.quote]
+        width = len(str(self.quote[-1][0]))
+        out, previous = [], None
+        for number, text in self.quote:
+            if previous is not None and number > previous + 1:
+                out.append(" " * width + "  ⋮")
+            out.append(f"{number:>{width}}  {text}")
+            previous = number
+        return out
+
+    def texts(self) -> dict[str, str]:
+        """Every free text a card shows, by field (what tests check for cut-off text)."""
+        fields = {"title": self.title, "explanation": self.explanation, "checked_via": self.checked_via,
+                  "erratum": self.erratum, "page": self.page, "publisher": self.publisher}
+        fields["quote"] = "\n".join(text for _, text in self.quote)
+        return {k: v for k, v in fields.items() if v}
 
 
 def _yaml_text(path: Path) -> str:
@@ -93,11 +140,19 @@ def parse_citations(text: str, *, source: str = "citations.yml") -> dict[str, Ci
 
     citations = {}
     for cid, entry in data["citations"].items():
+        fields = {k: v for k, v in entry.items() if k not in ("lines", "quote")}
+        if "url" in entry:
+            quote = tuple((None, text) for text in entry["quote"])
+            citations[cid] = Citation(id=cid, quote=quote, **fields)
+            continue
         first, last = entry["lines"]
         if first > last:
             raise CitationError(f"{source}: {cid}: lines [{first}, {last}] run backwards")
-        fields = {k: v for k, v in entry.items() if k != "lines"}
-        citations[cid] = Citation(id=cid, first_line=first, last_line=last, **fields)
+        numbers = [q["line"] for q in entry["quote"]]
+        if numbers != sorted(set(numbers)) or not first <= numbers[0] <= numbers[-1] <= last:
+            raise CitationError(f"{source}: {cid}: quote lines {numbers} must ascend inside lines [{first}, {last}]")
+        quote = tuple((q["line"], q["text"]) for q in entry["quote"])
+        citations[cid] = Citation(id=cid, first_line=first, last_line=last, quote=quote, **fields)
     return citations
 
 
@@ -124,7 +179,11 @@ def get_citation(cid: str, path: Path | str = CITATIONS) -> Citation:
 
 
 def render_card_html(c: Citation) -> str:
-    """One self-contained card; styling in ``_static/citations.css``, button in citations.js."""
+    """One self-contained card; styling in ``_static/prefixlab.css``, button in citations.js.
+
+    The quoted key lines are part of the card, so it reads offline; a code card's button fetches
+    the whole pinned range when the reader is online.
+    """
     e = html.escape
     title = f'<div class="prefixlab-citation__title">{e(c.title)}</div>' if c.title else ""
     erratum = (
@@ -133,27 +192,44 @@ def render_card_html(c: Citation) -> str:
         else ""
     )
     via = f" · {e(c.checked_via)}" if c.checked_via else ""
+    if c.is_code:
+        data = (f' data-raw-url="{e(c.raw_url)}" data-first-line="{c.first_line}"'
+                f' data-last-line="{c.last_line}"')
+        quote = f'<pre class="prefixlab-citation__quote">{e(chr(10).join(c.quote_lines()))}</pre>'
+        meta = f"提交 <code>{e(c.commit[:12])}</code> · 许可证 {e(c.licence)} · 核对于 {e(c.checked)}{via}"
+        # Hidden until citations.js runs, so a card without the script shows no dead button.
+        fetch = ('<button type="button" class="prefixlab-citation__show" hidden>显示原文</button>'
+                 '<div class="prefixlab-citation__status" aria-live="polite"></div>'
+                 '<pre class="prefixlab-citation__source" hidden></pre>')
+    else:
+        data = ""
+        quote = ('<blockquote class="prefixlab-citation__quote" lang="en">'
+                 + "".join(f"<p>{e(text)}</p>" for text in c.quote_lines()) + "</blockquote>")
+        meta = f"读取于 {e(c.checked)}{via}"
+        fetch = ""
     return (
-        f'<div class="prefixlab-citation" id="citation-{e(c.id)}" data-citation-id="{e(c.id)}" '
-        f'data-raw-url="{e(c.raw_url)}" data-first-line="{c.first_line}" '
-        f'data-last-line="{c.last_line}">'
+        f'<div class="prefixlab-citation" id="citation-{e(c.id)}" data-citation-id="{e(c.id)}"{data}>'
         f"{title}"
         f'<div class="prefixlab-citation__ref"><a href="{e(c.permalink)}" target="_blank" '
-        f'rel="noopener">{e(c.repo)} · {e(c.path)} 第 {c.first_line}–{c.last_line} 行</a></div>'
+        f'rel="noopener">{e(c.source_label)}</a></div>'
+        f"{quote}"
         f'<p class="prefixlab-citation__explanation">{e(c.explanation)}</p>'
         f"{erratum}"
-        f'<div class="prefixlab-citation__meta">提交 <code>{e(c.commit[:12])}</code>'
-        f" · 许可证 {e(c.licence)} · 核对于 {e(c.checked)}{via}</div>"
-        # Hidden until citations.js runs, so a card without the script shows no dead button.
-        '<button type="button" class="prefixlab-citation__show" hidden>显示原文</button>'
-        '<div class="prefixlab-citation__status" aria-live="polite"></div>'
-        '<pre class="prefixlab-citation__source" hidden></pre>'
+        f'<div class="prefixlab-citation__meta">{meta}</div>'
+        f"{fetch}"
         "</div>"
     )
 
 
 def render_card_text(c: Citation) -> str:
-    text = f"引用 [{c.id}] {c.short_ref}\n{c.explanation}\n许可证 {c.licence} · 核对于 {c.checked}"
+    quote = "\n".join("    " + line for line in c.quote_lines())
+    text = f"引用 [{c.id}] {c.short_ref}\n{quote}\n{c.explanation}\n"
+    if c.is_code:
+        text += f"许可证 {c.licence} · 核对于 {c.checked}"
+    else:
+        text += f"读取于 {c.checked}"
+    if c.checked_via:
+        text += f" · {c.checked_via}"
     if c.erratum:
         text += f"\n勘误:{c.erratum}"
     return text

@@ -39,12 +39,13 @@ class CitationDirective(SphinxDirective):
             return []
         self.env.note_dependency(str(CITATIONS))  # rebuild when the data changes
         html = nodes.raw("", render_card_html(citation), format="html")
-        # Non-HTML builders get the link and our explanation.
-        fallback = nodes.paragraph()
-        fallback += nodes.reference(citation.short_ref, citation.short_ref, refuri=citation.permalink)
-        fallback += nodes.Text(f" — {citation.explanation}")
+        # Non-HTML builders get the link, the quoted lines and our explanation.
+        link = nodes.paragraph()
+        link += nodes.reference(citation.short_ref, citation.short_ref, refuri=citation.permalink)
+        quote = "\n".join(citation.quote_lines())
+        explanation = nodes.paragraph(text=citation.explanation)
         only_other = nodes.container(classes=["prefixlab-citation-fallback"])
-        only_other += fallback
+        only_other += [link, nodes.literal_block(quote, quote), explanation]
         return [html, _only_non_html(only_other)]
 
 
