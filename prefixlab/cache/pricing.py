@@ -2,35 +2,49 @@
 
 Every term is ``tokens x base price x multiplier`` so the book can explain each one on click:
 
-    uncached  x 1       (Anthropic input_tokens; OpenAI uncached input)
-    write_5m  x 1.25    write_1h x 2    (Anthropic cache writes; OpenAI: x 1, no write fee,
-                                         or cache_write / input for GPT-5.6 families)
-    read      x 0.1     (Anthropic, 0.025 on Fable/Mythos 5.1; OpenAI cached_input / input)
-    output    x 1 at the output price (only if you pass output_tokens)
+    uncached   x 1      (Anthropic input_tokens; OpenAI uncached input)
+    write_5m   x 1.25   write_1h x 2    (Anthropic cache writes)
+    write_30m  x cache_write / input    (OpenAI GPT-5.6 and later: writes are billed)
+    read       x 0.1    (Anthropic; 0.05 or 0.025 on some models; OpenAI cached_input / input)
+    output     x 1 at the output price (only if you pass output_tokens)
 
 Prices live in ``data/prices/<provider>.yml`` with their source and the date we took them.
-The token counts come from *our* model's tokenizer and cache rule, so a cost is always a conversion
-("what these tokens would cost at that price list"), never a bill; every breakdown says so.
+
+A price only means something together with the cache rule that produced the token counts, so
+``request_cost`` prices a prediction only under the rule the model's provider really uses:
+Anthropic's rule for Claude, OpenAI's classic rule for models before GPT-5.6, OpenAI's breakpoint
+rule for GPT-5.6 and later. Rows of a local server's rule (llama.cpp, mlx, vLLM) are refused: run
+the same requests under the cloud rule instead (``calculator.analyze(rec, "anthropic", ...)``).
+The token counts still come from *our* model's tokenizer, so a cost is a conversion ("what these
+tokens would cost at that price list"), never a bill; every breakdown says so.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
-import yaml
-
-from prefixlab.paths import PRICES
-
-from .models import normalize_model
+from . import rules
+from .models import PROVIDERS, known_models, load_table, resolve, stale_tables, status_note  # noqa: F401
 from .rules.base import Prediction
 
-PROVIDERS = ("anthropic", "openai")
 MTOK = 1_000_000
 
 CONVERSION_NOTE = (
     "Conversion, not a bill: the token counts come from our model's tokenizer and the chosen cache "
     "rule; {provider}'s own tokenizer and cache would count differently.")
+
+
+class PricingError(ValueError):
+    """A prediction priced with a model whose provider caches differently."""
+
+
+@dataclass(frozen=True)
+class LongContext:
+    """A second price tier: the whole request is priced at it above ``above`` prompt tokens."""
+    above: int
+    base_input: float
+    output: float | None
+    multipliers: dict
 
 
 @dataclass(frozen=True)
@@ -40,12 +54,23 @@ class ModelPrice:
     name: str
     base_input: float            # USD per MTok
     output: float | None         # USD per MTok (None = not recorded)
-    multipliers: dict            # uncached / write_5m / write_1h / read
+    multipliers: dict            # uncached / write_* / read
     source: str                  # where the numbers come from, with the date we took them
+    rule: str = ""               # the cache rule (NAME in prefixlab.cache.rules) this provider uses here
+    status: str = "current"
+    long_context: LongContext | None = None
 
     def price(self, term: str) -> float:
         """USD per MTok of one term (base x multiplier)."""
         return self.base_input * self.multipliers[term]
+
+    def at(self, prompt_tokens: int) -> "ModelPrice":
+        """The prices that apply to a request of ``prompt_tokens`` (the long-context tier above its limit)."""
+        lc = self.long_context
+        if lc is None or prompt_tokens <= lc.above:
+            return self
+        return replace(self, name=f"{self.name}, prompt > {lc.above:,} tokens", base_input=lc.base_input,
+                       output=lc.output, multipliers=lc.multipliers, long_context=None)
 
 
 @dataclass(frozen=True)
@@ -75,6 +100,10 @@ class CostBreakdown:
     def total(self) -> float:
         return sum(t.usd for t in self.terms)
 
+    def usd_of(self, name: str) -> float:
+        """USD of every term called ``name`` (a long-context tier adds a second one)."""
+        return sum(t.usd for t in self.terms if t.name == name)
+
     def term(self, name: str) -> Term:
         for t in self.terms:
             if t.name == name:
@@ -87,75 +116,97 @@ class CostBreakdown:
         return "\n".join(lines + list(self.notes))
 
 
-@lru_cache(maxsize=None)
-def load_table(provider: str) -> dict:
-    if provider not in PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}")
-    path = PRICES / f"{provider}.yml"
-    with open(path, encoding="utf-8") as f:
-        table = yaml.safe_load(f)
-    if not isinstance(table, dict) or "models" not in table or "source" not in table:
-        raise ValueError(f"{path} is not a price table (needs 'source' and 'models')")
-    return table
+def _anthropic_price(key: str, row: dict, table: dict, source: str) -> ModelPrice:
+    mult = {**table["multipliers"], **row.get("multipliers", {})}
+    lc = row.get("long_context")
+    long_context = None
+    if lc:
+        base = float(lc["base_input"])
+        long_context = LongContext(int(lc["above_prompt_tokens"]), base, lc.get("output"),
+                                   {"uncached": 1.0, **{t: lc[t] / base for t in ("write_5m", "write_1h", "read")}})
+    return ModelPrice("anthropic", key, row["name"], float(row["base_input"]), row.get("output"), mult, source,
+                      rules.anthropic.NAME, row.get("status", "current"), long_context)
 
 
-def known_models(provider: str | None = None) -> list[str]:
-    providers = [provider] if provider else list(PROVIDERS)
-    return sorted(m for p in providers for m in load_table(p)["models"])
+def _openai_multipliers(row: dict) -> dict:
+    base = float(row["input"])
+    mult = {"uncached": 1.0, "read": row["cached_input"] / base}
+    if row.get("cache_write"):
+        mult["write_30m"] = row["cache_write"] / base
+    return mult
+
+
+def _openai_price(key: str, row: dict, source: str) -> ModelPrice:
+    scheme = row.get("cache_scheme", "classic")
+    rule = rules.openai_breakpoints.NAME if scheme == "breakpoints" else rules.openai.NAME
+    if scheme == "breakpoints" and not row.get("cache_write"):
+        raise ValueError(f"{key}: a model with breakpoint caching needs a cache_write price")
+    lc = row.get("long_context")
+    long_context = None
+    if lc:
+        long_context = LongContext(int(lc["above_input_tokens"]), float(lc["input"]), lc.get("output"),
+                                   _openai_multipliers(lc))
+    return ModelPrice("openai", key, row["name"], float(row["input"]), row.get("output"), _openai_multipliers(row),
+                      source, rule, row.get("status", "current"), long_context)
 
 
 def model_price(model: str, provider: str | None = None) -> ModelPrice:
-    """Look a model up in the price tables; unknown models raise with the list of known ones."""
-    key = normalize_model(model)
-    if provider is None:
-        provider = "anthropic" if key.startswith("claude") else "openai" if key.startswith("gpt") else None
-        if provider is None:
-            raise ValueError(f"unknown model {model!r}; known models: {', '.join(known_models())}")
+    """Look a model up by name, alias or dated id; unknown models raise with the list of known ones."""
+    provider, key = resolve(model, provider)
     table = load_table(provider)
-    if key not in table["models"] and provider == "anthropic":
-        key = normalize_model(model, provider)
-    if key not in table["models"]:
-        raise ValueError(f"unknown {provider} model {model!r}; known models: {', '.join(known_models(provider))}")
     row = table["models"][key]
-    src = table["source"]
-    source = f"{row.get('source', src['url'])}, taken {src['taken']}"
+    source = f"{row.get('source', table['source']['url'])}, taken {table['source']['taken']}"
     if provider == "anthropic":
-        mult = {**table["multipliers"], **row.get("multipliers", {})}
-        return ModelPrice(provider, key, row["name"], float(row["base_input"]), row.get("output"), mult, source)
-    base = float(row["input"])
-    mult = {"uncached": 1.0, "read": row["cached_input"] / base,
-            # classic caching: no write fee, written tokens are ordinary input
-            "write_5m": row["cache_write"] / base if row.get("cache_write") else 1.0}
-    mult["write_1h"] = mult["write_5m"]
-    return ModelPrice(provider, key, row["name"], base, row.get("output"), mult, source)
+        return _anthropic_price(key, row, table, source)
+    return _openai_price(key, row, source)
+
+
+def _check_rule(prediction: Prediction, price: ModelPrice) -> None:
+    """Refuse token counts that come from another cache than the one this model really has."""
+    expected = rules.get(price.rule)
+    if prediction.rule == expected.RULE:
+        return
+    local = next((m for m in rules.RULES.values() if m.RULE == prediction.rule and m.PROVIDER is None), None)
+    if local is not None:
+        raise PricingError(
+            f"these token counts follow the {prediction.rule} rule (a local server's cache); "
+            f"{price.name} is cached by {price.provider}'s rule, which reads, writes and expires "
+            f"differently. Replay the requests under the {expected.NAME!r} rule and price those "
+            f"(calculator.analyze(recording, {expected.NAME!r}, ...)).")
+    raise PricingError(f"{price.name} is cached by the {expected.NAME!r} rule, but these token counts come "
+                       f"from the {prediction.rule or 'unnamed'} rule; run {expected.NAME!r} instead.")
 
 
 def request_cost(prediction: Prediction, model: str, *, output_tokens: int = 0,
-                 local_write_ttl: str = "5m", provider: str | None = None) -> CostBreakdown:
-    """Price one prediction. For rules without a TTL split (local servers, OpenAI), ``write`` tokens
-    are priced as writes with ``local_write_ttl`` ("5m" or "1h")."""
+                 provider: str | None = None) -> CostBreakdown:
+    """Price one prediction of the rule ``model``'s provider uses (see the module docstring)."""
     if not isinstance(prediction, Prediction):
         raise ValueError(f"expected a Prediction, got {type(prediction).__name__}")
     if output_tokens < 0:
         raise ValueError(f"output_tokens must be >= 0, got {output_tokens}")
-    if local_write_ttl not in ("5m", "1h"):
-        raise ValueError(f"local_write_ttl must be '5m' or '1h', got {local_write_ttl!r}")
-    p = model_price(model, provider)
-    if prediction.write_5m or prediction.write_1h:
-        w5, w1 = prediction.write_5m, prediction.write_1h
+    listed = model_price(model, provider)
+    _check_rule(prediction, listed)
+    p = listed.at(prediction.total)
+    if p.provider == "anthropic":
+        writes = [("write_5m", prediction.write_5m), ("write_1h", prediction.write_1h)]
+    elif "write_30m" in p.multipliers:
+        writes = [("write_30m", prediction.write)]
     else:
-        w5, w1 = (prediction.write, 0) if local_write_ttl == "5m" else (0, prediction.write)
-    terms = [Term("uncached", prediction.uncached, p.base_input, p.multipliers["uncached"]),
-             Term("write_5m", w5, p.base_input, p.multipliers["write_5m"]),
-             Term("write_1h", w1, p.base_input, p.multipliers["write_1h"]),
+        writes = []  # classic OpenAI caching: written tokens cost the normal input price
+    terms = [Term("uncached", prediction.uncached if writes else prediction.fresh, p.base_input, 1.0),
+             *(Term(name, tokens, p.base_input, p.multipliers[name]) for name, tokens in writes),
              Term("read", prediction.read, p.base_input, p.multipliers["read"])]
     if output_tokens:
         if p.output is None:
             raise ValueError(f"no output price recorded for {p.model}; pass output_tokens=0")
         terms.append(Term("output", output_tokens, float(p.output), 1.0))
-    notes = [CONVERSION_NOTE.format(provider=p.provider.capitalize() if p.provider != "openai" else "OpenAI")]
-    if prediction.rule and prediction.rule.lower() != p.provider:
-        notes.append(f"Token counts follow the {prediction.rule} cache rule, priced with {p.name}'s list prices.")
+    notes = [CONVERSION_NOTE.format(provider="Anthropic" if p.provider == "anthropic" else "OpenAI"),
+             f"Cache rule: {p.rule} ({rules.get(p.rule).SOURCE})."]
+    if p is not listed:
+        notes.append(f"Long-context prices: the prompt has more than {listed.long_context.above:,} tokens.")
+    retired = status_note(load_table(p.provider)["models"][p.model])
+    if retired:
+        notes.append(retired)
     return CostBreakdown(p.model, tuple(terms), p.source, tuple(notes))
 
 
@@ -169,10 +220,15 @@ def total_cost(predictions: Iterable[Prediction], model: str, *, output_tokens: 
     costs = [request_cost(p, model, output_tokens=o, **kwargs) for p, o in zip(preds, outs)]
     if not costs:
         raise ValueError("no predictions to price")
-    summed = []
-    for i, first in enumerate(costs[0].terms):
-        summed.append(Term(first.name, sum(c.terms[i].tokens for c in costs), first.base_price, first.multiplier))
-    return CostBreakdown(costs[0].model, tuple(summed), costs[0].source, costs[0].notes)
+    # One term per (name, price): requests above a long-context limit add terms at the other price.
+    summed: dict[tuple, int] = {}
+    for cost in costs:
+        for t in cost.terms:
+            key = (t.name, t.base_price, t.multiplier)
+            summed[key] = summed.get(key, 0) + t.tokens
+    notes = list(dict.fromkeys(n for c in costs for n in c.notes))
+    return CostBreakdown(costs[0].model, tuple(Term(n, k, b, m) for (n, b, m), k in summed.items()),
+                         costs[0].source, tuple(notes))
 
 
 @dataclass(frozen=True)
@@ -192,7 +248,8 @@ class Comparison:
         return self.refresh.total - self.no_refresh.total
 
     def by_term(self) -> dict[str, tuple[float, float]]:
-        return {a.name: (a.usd, b.usd) for a, b in zip(self.refresh.terms, self.no_refresh.terms)}
+        names = dict.fromkeys(t.name for t in (*self.refresh.terms, *self.no_refresh.terms))
+        return {n: (self.refresh.usd_of(n), self.no_refresh.usd_of(n)) for n in names}
 
 
 def refresh_vs_no_refresh(refresh: Iterable[Prediction], no_refresh: Iterable[Prediction], model: str,

@@ -45,39 +45,27 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from ..models import normalize_model
+from ..models import anthropic_minimums, guess_provider, normalize_model, resolve
 from .base import Block, Prediction, Request, Settings, check_order, configure
 
 # What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
 NAME = "anthropic"
 LABEL = "Anthropic(Claude)"
 RULE = "Anthropic"
+PROVIDER = "anthropic"
 TAKES = ("model", "breakpoints")
 API = True
 SERVER = None
 TTL_WRITES = True
 SOURCE = "platform.claude.com/docs/en/build-with-claude/prompt-caching (stored copy idx:69611539940, read 2026-12-02)"
 
-# "Cache limitations" section of the stored copy above (A-new). The Feb-2026 copy (idx:52707068445)
-# listed Sonnet 4.6 at 2,048, and users measured about 2,048 then (anthropic-sdk-python#1194);
-# pick the table with AnthropicConfig(min_table="2026-02") or set min_tokens directly.
-MIN_CACHEABLE_TOKENS_DATE = "2026-12"  # state of the docs when we read them (2026-12-02)
-MIN_CACHEABLE_TOKENS = {
-    "claude-fable-5-1": 512, "claude-mythos-5-1": 512, "claude-opus-5": 512,
-    "claude-fable-5": 512, "claude-mythos-5": 512,
-    "claude-opus-4-8": 1024, "claude-sonnet-5": 1024, "claude-sonnet-4-6": 1024,
-    "claude-sonnet-4-5": 1024, "claude-opus-4-1": 1024, "claude-opus-4": 1024, "claude-sonnet-4": 1024,
-    "claude-mythos-preview": 2048, "claude-opus-4-7": 2048, "claude-haiku-3-5": 2048,
-    "claude-opus-4-6": 4096, "claude-opus-4-5": 4096, "claude-haiku-4-5": 4096,
-}
-
-# The same section of the Feb-2026 stored copy (idx:52707068445, newest model Opus 4.6).
-MIN_CACHEABLE_TOKENS_2026_02 = {
-    "claude-opus-4-6": 4096, "claude-opus-4-5": 4096, "claude-sonnet-4-6": 2048,
-    "claude-sonnet-4-5": 1024, "claude-opus-4-1": 1024, "claude-opus-4": 1024, "claude-sonnet-4": 1024,
-    "claude-sonnet-3-7": 1024, "claude-haiku-4-5": 4096, "claude-haiku-3-5": 2048, "claude-haiku-3": 2048,
-}
-MIN_TABLES = {MIN_CACHEABLE_TOKENS_DATE: MIN_CACHEABLE_TOKENS, "2026-02": MIN_CACHEABLE_TOKENS_2026_02}
+# Minimum cacheable prompt length per model, in dated tables: data/prices/anthropic-minimums.yml says
+# where each row comes from ("Cache limitations" of the docs' stored copies, newest first). The
+# Feb-2026 copy listed Sonnet 4.6 at 2,048, and users measured about 2,048 then
+# (anthropic-sdk-python#1194); pick a table with AnthropicConfig(min_table="2026-02") or set min_tokens.
+MIN_TABLES = anthropic_minimums()
+MIN_CACHEABLE_TOKENS_DATE = next(iter(MIN_TABLES))  # the newest table
+MIN_CACHEABLE_TOKENS = MIN_TABLES[MIN_CACHEABLE_TOKENS_DATE]
 
 TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 LOOKBACK = 20
@@ -96,6 +84,11 @@ def min_cacheable_tokens(model: str, table: str = MIN_CACHEABLE_TOKENS_DATE) -> 
         raise ValueError(f"unknown minimum-length table {table!r}; known: {', '.join(MIN_TABLES)}")
     mins = MIN_TABLES[table]
     key = normalize_model(model, "anthropic")
+    if key not in mins and guess_provider(key) == "anthropic":
+        try:
+            key = resolve(key, "anthropic")[1]  # a dated id or alias of a model in the price table
+        except ValueError:
+            pass
     if key not in mins:
         raise ValueError(f"unknown Anthropic model {model!r} in the {table} table; known models: {', '.join(sorted(mins))}")
     return mins[key]
