@@ -26,7 +26,7 @@ def fake_recording(flags, props=None):
 
 
 def test_rule_names():
-    assert calculator.rule_names() == ["llamacpp", "mlx", "vllm", "anthropic", "openai"]
+    assert calculator.rule_names() == ["llamacpp", "mlx", "vllm", "anthropic", "openai", "openai-breakpoints"]
 
 
 def test_config_from_the_recorded_flags(replay):

@@ -71,7 +71,8 @@ def test_a_rejected_request_leaves_the_state_untouched(name):
     make = {"llamacpp": lambda: rules.llamacpp.LlamaCppServer(rules.llamacpp.LlamaCppConfig()),
             "mlx": lambda: rules.mlx.MlxServer(), "vllm": lambda: rules.vllm.VllmServer(),
             "anthropic": lambda: rules.anthropic.AnthropicCache(rules.anthropic.AnthropicConfig(min_tokens=0)),
-            "openai": lambda: rules.openai.OpenAICache()}[name]
+            "openai": lambda: rules.openai.OpenAICache(),
+            "openai-breakpoints": lambda: rules.openai_breakpoints.BreakpointCache()}[name]
     reqs = [Request(tuple(range(3000)), t=10), Request(tuple(range(3000)) + (1,), t=11)]
     clean = make()
     expected = [clean.step(r) for r in reqs]

@@ -13,10 +13,12 @@ from prefixlab.cache.rules.base import Settings, configure
 from rule_helpers import seq
 
 CONFIGS = {"llamacpp": rules.llamacpp.LlamaCppConfig, "mlx": rules.mlx.MlxConfig, "vllm": rules.vllm.VllmConfig,
-           "anthropic": AnthropicConfig, "openai": rules.openai.OpenAIConfig}
+           "anthropic": AnthropicConfig, "openai": rules.openai.OpenAIConfig,
+           "openai-breakpoints": rules.openai_breakpoints.BreakpointConfig}
 # per rule, one override that changes the predictions for REQUESTS
 CHANGES = {"llamacpp": {"cache_prompt": False}, "mlx": {"max_size": 1}, "vllm": {"block_size": 4},
-           "anthropic": {"min_tokens": 0}, "openai": {"min_tokens": 8, "step": 8}}
+           "anthropic": {"min_tokens": 0}, "openai": {"min_tokens": 8, "step": 8},
+           "openai-breakpoints": {"min_tokens": 8}}
 P, Q = seq(0, 40), seq(500, 30)
 REQUESTS = [Request(P), Request(P + seq(40, 10), t=1), Request(Q, t=2), Request(P + seq(60, 5), t=3)]
 
@@ -30,6 +32,8 @@ def test_every_rule_describes_itself():
         assert set(module.TAKES) <= set(rules.CHOICES)
         assert isinstance(module.API, bool) and isinstance(module.TTL_WRITES, bool)
         assert module.SERVER is None or isinstance(module.SERVER, str)
+        assert module.PROVIDER in (None, "anthropic", "openai")
+        assert (module.PROVIDER is None) == (module.SERVER is not None or not module.API), name
         assert issubclass(CONFIGS[name], Settings)
         if "model" in module.TAKES:
             assert callable(module.model_settings)
@@ -40,7 +44,7 @@ def test_settings_keep_only_the_choices_a_rule_takes():
         got = rules.settings(name, "claude-opus-5", ["memory_header"])
         expected = set()
         if "model" in module.TAKES:
-            expected |= {"model"}
+            expected |= set(module.model_settings("claude-opus-5"))
         if "breakpoints" in module.TAKES:
             expected |= {"breakpoints"}
         assert set(got) == expected, name
@@ -58,7 +62,7 @@ def test_the_recorded_servers_rule():
 
 
 def test_an_unknown_rule_names_the_known_ones():
-    with pytest.raises(ValueError, match="known rules: llamacpp, mlx, vllm, anthropic, openai"):
+    with pytest.raises(ValueError, match="known rules: llamacpp, mlx, vllm, anthropic, openai, openai-breakpoints"):
         rules.get("nope")
 
 

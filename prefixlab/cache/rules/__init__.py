@@ -26,9 +26,14 @@ anthropic   platform.claude.com/docs/en/build-with-claude/  tools->system->messa
             read 2026-12-02)                                position lookback over earlier       requests, workspaces, server
                                                             writes, per-model minimum (dated),   tools
                                                             5m/1h TTL with refresh, A/B/C split
-openai      developers.openai.com/api/docs/guides/prompt-   1,024 minimum, 128-token steps       routing/overflow, 24h retention,
-            caching (idx:46892174861); openai.com/index/    (INFERRED formula), optional idle    GPT-5.6+ breakpoint scheme
-            api-prompt-caching                              TTL, no write fee
+openai      developers.openai.com/api/docs/guides/prompt-   models before GPT-5.6: 1,024 min-    routing/overflow, hidden system
+            caching (idx:46892174861, idx:68323447286);     imum, 128-token steps (INFERRED      tokens
+            openai.com/index/api-prompt-caching             formula), n-1 cap, in_memory / 24h
+                                                            retention (idle + maximum age)
+openai-     same guide, GPT-5.6 and later sections          implicit breakpoint at the latest    routing, hidden system tokens,
+breakpoints (idx:68323447286)                               eligible message, explicit ones,     12-hour writes
+                                                            reads at boundaries only, billed
+                                                            writes, 30-minute lifetime
 ==========  ==============================================  ===================================  ==================================
 
 Use one rule directly (``from prefixlab.cache.rules import llamacpp; llamacpp.predict(reqs)``) or by name
@@ -48,17 +53,19 @@ rule's name:
                 glue counts with the next block); False: the rendered prompt's tiles
     SERVER      the recorded server kind (provenance.server.kind) whose cached_tokens it
                 predicts exactly; None for the others
-    TTL_WRITES  True: its writes are split by TTL (write_5m / write_1h); other rules' writes are
-                priced as 5-minute writes
+    TTL_WRITES  True: its writes are split by TTL (write_5m / write_1h)
+    PROVIDER    the cloud provider whose cache it models ("anthropic", "openai"), None for a local
+                server; only a provider's own rule may be priced with its price table, and only
+                provider rules have lifetimes, so only they see time pass between recorded days
 """
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from . import anthropic, llamacpp, mlx, openai, vllm
+from . import anthropic, llamacpp, mlx, openai, openai_breakpoints, vllm
 from .base import Block, Prediction, Request, common_prefix
 
-RULES = {module.NAME: module for module in (llamacpp, mlx, vllm, anthropic, openai)}
+RULES = {module.NAME: module for module in (llamacpp, mlx, vllm, anthropic, openai, openai_breakpoints)}
 CHOICES = ("model", "breakpoints")  # what TAKES may hold
 
 
@@ -90,4 +97,4 @@ def for_server(kind: str | None) -> str | None:
 
 
 __all__ = ["Block", "CHOICES", "Prediction", "Request", "RULES", "common_prefix", "for_server", "get", "predict",
-           "settings", "anthropic", "llamacpp", "mlx", "openai", "vllm"]
+           "settings", "anthropic", "llamacpp", "mlx", "openai", "openai_breakpoints", "vllm"]

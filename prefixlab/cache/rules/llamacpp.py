@@ -68,6 +68,7 @@ from .base import Prediction, Request, Settings, block_name_at, check_order, com
 NAME = "llamacpp"
 LABEL = "llama.cpp llama-server"
 RULE = "llama.cpp"
+PROVIDER = None
 TAKES = ()
 API = False
 SERVER = "llama-server"

@@ -33,6 +33,7 @@ from .base import Prediction, Request, Settings, block_name_at, check_order, com
 NAME = "mlx"
 LABEL = "mlx_lm.server"
 RULE = "mlx_lm"
+PROVIDER = None
 TAKES = ()
 API = False
 SERVER = None

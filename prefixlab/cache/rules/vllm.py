@@ -30,6 +30,7 @@ from .base import Prediction, Request, Settings, block_name_at, check_order, con
 NAME = "vllm"
 LABEL = "vLLM"
 RULE = "vLLM"
+PROVIDER = None
 TAKES = ()
 API = False
 SERVER = None
