@@ -85,9 +85,11 @@ def test_round_picker_moves_break_and_cost(lab):
 
 
 def test_cost_terms_are_tokens_times_price_times_multiplier(lab, rec):
-    s = lab.update(model="claude-sonnet-4-5", round=3)
-    row = next(r for r in calculator.analyze(rec, "llamacpp", sessions=s.controls.session) if r.round == 3)
-    expected = pricing.request_cost(row.prediction, "claude-sonnet-4-5")
+    s = lab.update(model="claude-sonnet-4-6", round=3)
+    # Claude prices, so the cost comes from Claude's cache rule, not from the llama.cpp rows shown
+    row = next(r for r in calculator.analyze(rec, "anthropic", sessions=s.controls.session, model="claude-sonnet-4-6")
+               if r.round == 3)
+    expected = pricing.request_cost(row.prediction, "claude-sonnet-4-6")
     assert s.cost["total"] == pytest.approx(expected.total)
     for term in s.cost["terms"]:
         assert term["usd"] == pytest.approx(term["tokens"] * term["base_price"] * term["multiplier"] / 1e6)
@@ -97,14 +99,15 @@ def test_cost_terms_are_tokens_times_price_times_multiplier(lab, rec):
 
 def test_comparison_is_refresh_vs_no_refresh(lab, rec):
     s = lab.state
-    expected = report.group_costs(rec, calculator.analyze(rec, "llamacpp"), s.controls.model)
+    model = s.controls.model
+    expected = report.group_costs(rec, calculator.analyze(rec, "anthropic", model=model), model)
     assert s.comparison["ratio"] == pytest.approx(expected.ratio)
     s = lab.update(k=5)
     # the counterfactual against the same history alone on an empty cache
     history = [i for i, c in enumerate(rec.calls) if c.session == s.controls.session]
-    baseline = calculator.predict_indices(calculator.prepare(rec), history, "llamacpp",
-                                          calculator.rule_config(rec, "llamacpp"))
-    preds = [r.prediction for r in counterfactual.predict(rec, 5, "llamacpp", s.controls.session)]
+    baseline = calculator.predict_indices(calculator.prepare(rec), history, "anthropic",
+                                          calculator.rule_config(rec, "anthropic", model=model))
+    preds = [r.prediction for r in counterfactual.predict(rec, 5, "anthropic", s.controls.session, model=model)]
     cmp = pricing.refresh_vs_no_refresh(preds, baseline, s.controls.model)
     assert s.comparison["refresh_usd"] == pytest.approx(cmp.refresh.total)
     assert s.comparison["no_refresh_usd"] == pytest.approx(cmp.no_refresh.total)
@@ -248,3 +251,12 @@ def test_a_recording_without_counterfactuals_still_gets_the_slider(lab, tmp_path
     s = lab.update(k=3)
     assert s.error is None and all(r["measured"] is None for r in s.rows)  # built, not measured
     assert s.break_info["measured"] is None and "服务器实测" not in "\n".join(break_lines(s.break_info))
+
+
+def test_day_two_is_shown_both_ways_under_claudes_cache(lab):
+    s = lab.update(session="frozen-day2", model="claude-opus-5")
+    recorded, next_day = s.readings
+    assert "录制" in recorded["label"] and "24 小时" in next_day["label"]
+    # seconds after day 1, Claude's cache still holds day 1's entries; a day later it holds nothing
+    assert recorded["read"] > next_day["read"] and recorded["usd"] < next_day["usd"]
+    assert "本地服务器的性质" in lab.report()

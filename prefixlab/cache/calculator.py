@@ -327,23 +327,67 @@ def epochs(recording: Recording) -> dict[int, list[int]]:
     return out
 
 
+# -- time between recorded days ----------------------------------------------------------------------
+
+NEXT_DAY_S = 24 * 3600.0  # "the next day": longer than any cloud cache lifetime we model
+
+
+def between_days_for(recording: Recording, rule: str, between_days="auto") -> float | None:
+    """Seconds that pass between sessions of different days; None = the recorded clock.
+
+    Our recordings run day 1 and day 2 seconds apart on one server, which is a real measurement
+    for that server: llama-server keeps its cache for as long as it runs, whatever the clock says.
+    Cloud caches expire (minutes to a day), so projected onto a provider, "day 2" must come a day
+    later. "auto": the recorded clock for local rules; for provider rules the recording's own
+    ``between_days_s`` (manifest) if it states one, else NEXT_DAY_S.
+    """
+    if between_days != "auto":
+        if between_days is not None and between_days < 0:
+            raise ValueError(f"between_days must be >= 0 seconds or None, got {between_days}")
+        return between_days
+    if rules.get(rule).PROVIDER is None:
+        return None
+    return float(recording.manifest.get("between_days_s", NEXT_DAY_S))
+
+
+def request_times(recording: Recording, indices: list[int], between_days: float | None) -> dict[int, float]:
+    """Each call's time: the recorded one plus ``between_days`` at every change of day between
+    consecutive calls (in the order given). Empty when the recorded clock is used."""
+    if between_days is None:
+        return {}
+    day_of = {s["id"]: s.get("day", 1) for s in recording.manifest["sessions"]}
+    out, shift, previous = {}, 0.0, None
+    for i in indices:
+        day = day_of.get(recording.calls[i].session, 1)
+        if previous is not None and day != previous:
+            shift += between_days
+        previous = day
+        out[i] = recording.calls[i].t + shift
+    return out
+
+
 def predict_indices(replay: Replay, indices: list[int], rule: str, config: dict,
-                    attributions: dict[int, Attribution] | None = None) -> list[Prediction]:
-    return rules.predict(rule, make_requests(replay, indices, rule, attributions), **config)
+                    attributions: dict[int, Attribution] | None = None,
+                    between_days: float | None = None) -> list[Prediction]:
+    times = request_times(replay.recording, indices, between_days)
+    return rules.predict(rule, make_requests(replay, indices, rule, attributions, times), **config)
 
 
 def analyze(recording: Recording | Replay | str | os.PathLike, rule: str = "llamacpp",
-            sessions: list[str] | str | None = None, **rule_config_overrides) -> list[Row]:
+            sessions: list[str] | str | None = None, *, between_days="auto",
+            **rule_config_overrides) -> list[Row]:
     """One Row per recorded request (only of ``sessions`` if given), predicted with ``rule``.
 
     Every epoch that holds one of the wanted sessions is replayed whole, in global order, on a
     fresh rule state; rows of other sessions are dropped afterwards.
+    ``between_days``: seconds between recorded days (see ``between_days_for``; None = as recorded).
     ``rule_config_overrides`` go to the rule: llama.cpp fields (``cache_ram_mib=0``), Anthropic
-    ``model=``, ``breakpoints=``, ``automatic=``, OpenAI ``min_tokens=`` ...
+    ``model=``, ``breakpoints=``, ``automatic=``, OpenAI ``min_tokens=``, ``retention=`` ...
     """
     replay = prepare(recording)
     rec = replay.recording
     config = rule_config(rec, rule, **rule_config_overrides)
+    gap = between_days_for(rec, rule, between_days)
     if isinstance(sessions, str):
         sessions = [sessions]
     if sessions is not None:
@@ -356,7 +400,7 @@ def analyze(recording: Recording | Replay | str | os.PathLike, rule: str = "llam
     for _, indices in sorted(epochs(rec).items()):
         if wanted is not None and not any(rec.calls[i].session in wanted for i in indices):
             continue
-        for i, p in zip(indices, predict_indices(replay, indices, rule, config)):
+        for i, p in zip(indices, predict_indices(replay, indices, rule, config, between_days=gap)):
             if wanted is None or rec.calls[i].session in wanted:
                 rows.append(make_row(rec.calls[i], replay.attributions[i], p, rule))
     return sorted(rows, key=lambda r: r.seq)
@@ -401,7 +445,7 @@ def summarize(rows: list[Row]) -> Summary:
 
 
 __all__ = ["Replay", "Row", "Summary", "analyze", "as_dicts", "attribute_request", "clear_caches", "epochs",
-           "tokenizer_key",
+           "tokenizer_key", "between_days_for", "request_times", "NEXT_DAY_S",
            "predict_indices",
            "generated_ids", "llamacpp_config", "load_recording", "make_requests", "make_row", "prepare", "rule_config",
            "rule_names", "summarize", "RecordingError", "UnsupportedServerError"]

@@ -4,12 +4,18 @@
     python -m prefixlab.report REC --session refresh-day1 --text          # with the text around each break
     python -m prefixlab.report REC --rule anthropic --model claude-haiku-4-5 --breakpoint memory_header
     python -m prefixlab.report REC --model claude-sonnet-4-5             # + cost per request, refresh vs frozen
+    python -m prefixlab.report REC --rule openai --model gpt-6-2-sol     # GPT-5.6+: the breakpoint rule
+    python -m prefixlab.report REC --rule anthropic --between-days recorded   # day 2 seconds after day 1
     python -m prefixlab.report REC --counterfactual 3                    # refresh right after round 3
     python -m prefixlab.report REC --counterfactuals                     # every recorded k: built vs measured
 
 Columns: seq, session, round, prompt tokens, measured cached_tokens ("-" = not reported),
 predicted read / write / fresh, the block where the prefix breaks, and ok (predicted read ==
 measured; only shown for the rule of the server that made the recording).
+Costs are always computed under the cache rule of the model's provider: with a local --rule the
+same requests are replayed under that cloud rule for the cost column (and the output says so).
+Cloud rules see a day pass between recorded days (--between-days auto); local rules keep the
+recorded clock, because a running llama-server keeps its cache whatever the time.
 Exit codes: 0 fine; 1 the recorded server's rule disagrees with a measurement; 2 bad input
 (unknown rule, model, session or block, k out of range, a recording that fails validation).
 """
@@ -63,8 +69,8 @@ def format_table(rows, comparable: bool, costs=None, text: bool = False) -> list
     return lines
 
 
-def rule_kwargs(args) -> dict:
-    takes = rules.get(args.rule).TAKES
+def rule_kwargs(args, rule: str | None = None) -> dict:
+    takes = rules.get(rule or args.rule).TAKES
     kwargs = {}
     if args.breakpoint:
         if "breakpoints" not in takes:
@@ -73,8 +79,40 @@ def rule_kwargs(args) -> dict:
                            f"use it with --rule {with_breakpoints}")
         kwargs["breakpoints"] = tuple(parse_breakpoint(b) for b in args.breakpoint)
     if "model" in takes and args.model:
-        kwargs["model"] = args.model  # its minimum cacheable length applies
+        kwargs.update(rules.get(rule or args.rule).model_settings(args.model))  # minimum, retention
     return kwargs
+
+
+def between_days(text: str):
+    """--between-days: auto, recorded, or a number of seconds."""
+    if text == "auto":
+        return "auto"
+    if text == "recorded":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected auto, recorded or seconds, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seconds must be >= 0, got {text}")
+    return value
+
+
+def pricing_rule(rule: str, model: str) -> tuple[str, str | None]:
+    """The rule whose rows are priced with ``model``, and a note when that is not ``rule``."""
+    price = pricing.model_price(model)
+    if price.rule == rule:
+        return rule, None
+    if rules.get(rule).PROVIDER is None:
+        return price.rule, (f"costs: the same requests replayed under rule {price.rule} ({price.name}'s cache); "
+                            f"the {rule} rows above are a local server's counts and are not priced")
+    return price.rule, f"{price.name} caches under rule {price.rule}, not {rule}: using {price.rule}"
+
+
+def rows_for(rec, rule: str, args, kwargs: dict):
+    if args.counterfactual is not None:
+        return counterfactual.predict(rec, args.counterfactual, rule, args.history, **kwargs)
+    return calculator.analyze(rec, rule, args.session, between_days=args.between_days, **kwargs)
 
 
 def group_costs(rec, rows_all, model: str):
@@ -92,11 +130,15 @@ def run(args, out=print) -> int:
         rec = calculator.load_recording(args.recording)
     except (RecordingError, OSError) as err:
         raise BadInput(f"cannot use recording {args.recording}: {err}") from None
+    price_rule, price_note = None, None
     if args.model:
         try:
-            pricing.model_price(args.model)
+            price_rule, price_note = pricing_rule(args.rule, args.model)
         except ValueError as err:
             raise BadInput(str(err)) from None
+        if rules.get(args.rule).PROVIDER is not None and price_rule != args.rule:
+            out(price_note)  # same provider, other scheme (e.g. GPT-5.6+): switch, never price silently
+            args.rule, price_note = price_rule, None
     kwargs = rule_kwargs(args)
     comparable = recorded_rule(rec) in (None, args.rule)
 
@@ -116,15 +158,20 @@ def run(args, out=print) -> int:
             f"recording and predicted exactly under rule {args.rule}")
         return 1 if bad and comparable else 0
 
+    rows = rows_for(rec, args.rule, args, kwargs)
     if args.counterfactual is not None:
-        rows = counterfactual.predict(rec, args.counterfactual, args.rule, args.history, **kwargs)
         title = f"counterfactual: refresh right after round {args.counterfactual} of " \
                 f"{counterfactual.history_session(rec, args.history)}"
     else:
-        rows = calculator.analyze(rec, args.rule, args.session, **kwargs)
-        title = f"{rec.path}: rule {args.rule}"
+        gap = calculator.between_days_for(rec, args.rule, args.between_days)
+        clock = "recorded clock" if gap is None else f"{gap:g} s between recorded days"
+        title = f"{rec.path}: rule {args.rule} ({clock})"
     out(title)
-    costs = [pricing.request_cost(r.prediction, args.model) for r in rows] if args.model else None
+    costs, priced_kwargs = None, {}
+    if args.model:
+        priced_kwargs = rule_kwargs(args, price_rule)
+        priced = rows if price_rule == args.rule else rows_for(rec, price_rule, args, priced_kwargs)
+        costs = [pricing.request_cost(r.prediction, args.model) for r in priced]
     for line in format_table(rows, comparable, costs, args.text):
         out(line)
     summary = calculator.summarize(rows)
@@ -136,8 +183,10 @@ def run(args, out=print) -> int:
     if args.model:
         total = sum(c.total for c in costs)
         out(f"cost of these {len(rows)} requests at {args.model} list prices: ${total:.6f} (input side only)")
+        if price_note:
+            out(price_note)
         if args.counterfactual is None:
-            all_rows = rows if args.session is None else calculator.analyze(rec, args.rule, None, **kwargs)
+            all_rows = calculator.analyze(rec, price_rule, None, between_days=args.between_days, **priced_kwargs)
             comparison = group_costs(rec, all_rows, args.model)
             if comparison is not None:
                 out(f"refresh vs no refresh (main sessions of each group): ${comparison.refresh.total:.6f} vs "
@@ -160,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--counterfactual", type=int, metavar="K", help="the requests of a refresh right after round K")
     p.add_argument("--counterfactuals", action="store_true", help="every recorded k: built vs recorded, predicted vs measured")
     p.add_argument("--history", help="main session the counterfactual is built from (default: the frozen group's)")
+    p.add_argument("--between-days", type=between_days, default="auto", metavar="auto|recorded|SECONDS",
+                   help="time between recorded days: auto = a day for cloud rules, the recorded clock for "
+                        "local ones; recorded = as recorded (seconds apart)")
     p.add_argument("--text", action="store_true", help="show the text on each side of the break")
     return p
 

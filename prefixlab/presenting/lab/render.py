@@ -17,6 +17,7 @@ def report_text(s, rows) -> str:
     if s.cost:
         lines.append("")
         lines += cost_lines(s.cost, s.comparison)
+    lines += reading_lines(s.readings)
     lines += s.notes
     if s.error:
         lines.append(f"错误: {s.error}")
@@ -57,6 +58,21 @@ def cost_lines(cost: dict, comparison: dict | None) -> list[str]:
     return lines
 
 
+def reading_lines(readings: list[dict]) -> list[str]:
+    """The session's cost under Claude's cache with the recorded clock and a day later, side by side."""
+    if not readings:
+        return []
+    lines = ["这个会话在 Claude 的缓存下(时间怎么算,结果不同):"]
+    for r in readings:
+        lines.append(f"  {r['label']}:从缓存读 {r['read']:,} / {r['prompt']:,} token,${r['usd']:.6f}")
+    if len(readings) == 1:
+        lines.append("  两种算法结果一样:这个会话读到的都是同一天里自己写下的条目")
+    else:
+        lines.append("  差别来自跨天的命中:本地 llama-server 一直开着,就一直留着前一天的缓存;这是本地服务器的性质,"
+                     "云端缓存几分钟到一小时就过期")
+    return lines
+
+
 def break_html(s) -> str:
     lines = break_lines(s.break_info)
     if not lines:
@@ -81,6 +97,9 @@ def cost_html(s) -> str:
         ratio = "—" if c["ratio"] is None else f"{c['ratio']:.3f} 倍"
         out += (f"<div>{html.escape(c['refresh'])}:${c['refresh_usd']:.6f}<br>"
                 f"{html.escape(c['no_refresh'])}:${c['no_refresh_usd']:.6f}<br><b>比值 {ratio}</b></div>")
+    readings = reading_lines(s.readings)
+    if readings:
+        out += "<div>" + "<br>".join(html.escape(line) for line in readings) + "</div>"
     return out + f"<div><small>价格来源:{html.escape(s.cost['source'])}</small></div></div>"
 
 

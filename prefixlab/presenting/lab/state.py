@@ -24,7 +24,8 @@ from ..report import group_costs, recorded_rule
 from . import render
 
 DEFAULT_RECORDING = RECORDINGS / "t10-smollm2-llamacpp"
-DEFAULT_MODEL = "claude-sonnet-4-5"  # minimum 1,024 tokens: our prompts (1-2.5k tokens) can be cached
+DEFAULT_MODEL = "claude-sonnet-4-6"  # minimum 1,024 tokens: our prompts (1-2.5k tokens) can be cached
+PRICE_RULE = "anthropic"  # the lab's prices are Claude's, so costs are always computed under Claude's cache
 TERM_LABELS = {
     "uncached": "不缓存的输入",
     "write_5m": "写入缓存(5 分钟)",
@@ -67,6 +68,7 @@ class LabState:
     cost: dict | None
     comparison: dict | None
     provenance: ProvenanceNote
+    readings: list[dict] = field(default_factory=list)  # the session under Claude's cache: as recorded vs next day
     notes: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -235,6 +237,9 @@ class CalculatorLab:
         row = rows[rounds.index(c.round)]
         comparable = recorded_rule(rec) in (None, c.rule)
         k_max, k_note = k_range(rec, c.session)
+        # Costs are Claude prices, so they are computed under Claude's cache rule, whatever rule is shown.
+        price_settings = rule_settings(PRICE_RULE, c.model, c.breakpoint)
+        priced = rows if c.rule == PRICE_RULE else scenario_rows(replay, PRICE_RULE, price_settings, c.k, c.session)
         tokens, table = minimum(c.model)
         min_text = f"最短可缓存 {tokens:,} token(文档 {table})"
         if not takes(c.rule, "model"):
@@ -254,10 +259,11 @@ class CalculatorLab:
             comparable=comparable,
             summary=summary_text(rows, c.rule, comparable, rec),
             break_info=break_info(row, comparable),
-            cost=cost_of(row, c.model),
-            comparison=self._comparison(replay, c, settings, rows),
+            cost=cost_of(priced[rounds.index(c.round)], c.model),
+            comparison=self._comparison(replay, c, price_settings, priced),
             provenance=recording_note(rec, c.recording, c.rule),
             notes=conversion_notes(rec, c),
+            readings=day_readings(replay, c, price_settings),
         )
         return state, rows
 
@@ -269,12 +275,12 @@ class CalculatorLab:
             # the same history alone on an empty cache: the two differ only in the refresh.
             rec = replay.recording
             history = [i for i, call in enumerate(rec.calls) if call.session == c.session]
-            config = calculator.rule_config(rec, c.rule, **rule_config_of(settings))
-            baseline = calculator.predict_indices(replay, history, c.rule, config)
+            config = calculator.rule_config(rec, PRICE_RULE, **rule_config_of(settings))
+            baseline = calculator.predict_indices(replay, history, PRICE_RULE, config)
             result = pricing.refresh_vs_no_refresh([r.prediction for r in rows], baseline, c.model)
             labels = (f"第 {c.k} 轮写入后立即刷新", "不刷新(同一段历史,同样从空缓存开始)")
         else:
-            all_rows = calculator.analyze(replay, c.rule, None, **rule_config_of(settings))
+            all_rows = calculator.analyze(replay, PRICE_RULE, None, **rule_config_of(settings))
             result = group_costs(replay.recording, all_rows, c.model)
             if result is None:
                 return None
@@ -360,8 +366,24 @@ def cost_of(row, model: str) -> dict:
 
 def conversion_notes(recording, c: Controls) -> list[str]:
     model = recording.provenance["model"]["name"]
-    notes = [f"换算,不是账单:token 数来自 {model} 的分词器和所选缓存规则,价格用 {c.model} 的价目表;"
-             "Claude 自己的分词器和缓存会数出不同的数。"]
-    if not rules.get(c.rule).TTL_WRITES:
-        notes.append(f"缓存规则是 {rule_label(c.rule)}:它的“写入”按 Claude 5 分钟写入的价格计。")
+    notes = [f"换算,不是账单:token 数来自 {model} 的分词器,价格用 {c.model} 的价目表;"
+             "Claude 自己的分词器会数出不同的数。"]
+    if c.rule != PRICE_RULE:
+        notes.append(f"费用按 {rule_label(PRICE_RULE)} 的缓存规则重放同样的请求再计价;"
+                     f"上面 {rule_label(c.rule)} 的行是另一种缓存的计数,不拿来计价。")
     return notes
+
+
+def day_readings(replay, c: Controls, price_settings: dict) -> list[dict]:
+    """The session under Claude's cache, read two ways: with the recorded clock (day 2 seconds after
+    day 1, as on our local server) and with a day between recorded days (every cloud entry expired)."""
+    if c.k:
+        return []
+    out = []
+    for label, gap in (("按录制时间(第二天紧跟第一天,几秒之后)", None),
+                       ("隔一天(24 小时后,云端缓存早已过期)", calculator.NEXT_DAY_S)):
+        rows = calculator.analyze(replay, PRICE_RULE, c.session, between_days=gap, **rule_config_of(price_settings))
+        total = pricing.total_cost([r.prediction for r in rows], c.model)
+        out.append({"label": label, "read": sum(r.read for r in rows), "prompt": sum(r.prompt_tokens for r in rows),
+                    "usd": total.total})
+    return out if out[0]["read"] != out[1]["read"] else out[1:]
