@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jb="${JUPYTER_BOOK:-jupyter-book}"
+py="${PYTHON:-$(dirname "$(command -v "$jb")")/python}"
+
+# Prices change: warn (never fail) when a price table under data/prices/ is older than 90 days.
+"$py" -m prefixlab.cache.models
 
 # Clean: Sphinx skips unchanged pages even when an extension's output would change.
 rm -rf _build/html _build/.doctrees _build/jupyter_execute _build/.jupyter_cache
@@ -18,7 +22,6 @@ if [[ "${1:-}" == "--fixture" ]]; then
   rm -rf _build/fixture
   # The fixture book is the real book plus one test page: compose its toc from _toc.yml,
   # so the two never drift apart.
-  py="${PYTHON:-$(dirname "$(command -v "$jb")")/python}"
   "$py" - <<'PY'
 import yaml
 toc = yaml.safe_load(open("_toc.yml", encoding="utf-8"))

@@ -186,3 +186,10 @@ def test_the_build_warns_when_a_table_is_older_than_90_days():
     assert pricing.stale_tables(taken + timedelta(days=90)) == []
     warnings = pricing.stale_tables(taken + timedelta(days=91))
     assert len(warnings) == 2 and "91 days" in warnings[0]
+
+
+def test_the_stale_table_check_runs_in_the_book_build():
+    from pathlib import Path
+
+    build = (Path(__file__).parent.parent / "scripts" / "build_book.sh").read_text()
+    assert "-m prefixlab.cache.models" in build
