@@ -238,6 +238,12 @@ def llamacpp_config(recording: Recording, **overrides) -> LlamaCppConfig:
     n_ctx = int(ctx) if ctx is not None and int(ctx) > 0 else (server.get("props") or {}).get("n_ctx")
     if n_ctx:
         values["n_ctx"] = int(n_ctx)
+    # The size of a saved prompt's state, measured on the server (prefixlab.serving.state_size):
+    # without it the --cache-ram byte limit cannot be predicted (a size of 0 never fills the cache).
+    kv_state = server.get("kv_state") or {}
+    if "per_token" in kv_state:
+        values["state_bytes_fixed"] = int(kv_state["fixed"])
+        values["state_bytes_per_token"] = int(kv_state["per_token"])
     reuse = _flag(flags, "--cache-reuse")
     if reuse is not None and int(reuse) != 0:
         raise UnsupportedServerError(f"{recording.path}: the server ran with --cache-reuse {reuse}; the llama.cpp "
