@@ -9,8 +9,9 @@ from pathlib import Path
 
 from .agents_md import read_agents_md
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
+from .injection import MODES, for_mode
 from .loop import run_task
-from .memory import MEMORY_CHAR_LIMIT, MODES, MemoryStore, SystemPromptProvider
+from .memory import MEMORY_CHAR_LIMIT, MemoryStore
 from .model import ChatModel, ModelError
 from .prompt import BASE_PROMPT
 from .session import Session, SessionFileError
@@ -35,7 +36,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="base URL of the chat API (default: %(default)s)")
     p.add_argument("--model", default="local", help="model name sent to the server (default: %(default)s)")
     p.add_argument("--mode", choices=MODES, default="frozen",
-                   help="when memory written this session reaches the prompt (default: %(default)s)")
+                   help="where the requests carry the memory, and when a note written this session gets "
+                        "there (default: %(default)s; see miniagent/injection.py)")
     p.add_argument("--memory", type=Path, help="MEMORY.md path (default: under ~/.miniagent/memory/)")
     p.add_argument("--memory-limit", type=int, default=MEMORY_CHAR_LIMIT, help="memory size limit in characters")
     p.add_argument("--session", type=Path, help="session JSONL file (default: a new file under ~/.miniagent/sessions/)")
@@ -78,13 +80,12 @@ def main(argv=None) -> int:
             print(f"note: {session_path}: {session.dropped}; it will be kept in a .torn file", file=sys.stderr)
         if args.fork:
             session.fork(args.fork)
-        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, args.mode,
-                                        workspace=workspace.root)
+        injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root)
         model = ChatModel(args.server, args.model, max_tokens=args.max_tokens)
         compactor = Compactor(args.compact_at, model_summariser(model)) if args.compact_at is not None else None
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory), session=session,
-                          system_prompt=provider, max_rounds=args.max_rounds, log=print, compactor=compactor)
+                          injection=injection, max_rounds=args.max_rounds, log=print, compactor=compactor)
     except (TaskFileError, ModelError, ToolError, SessionFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1

@@ -1,9 +1,11 @@
 """The agent loop: ask the model, run the tools it asks for, repeat.
 
-Before every model call the loop asks a system-prompt provider for the
-current system text. If it differs from the system message in the session,
-the loop replaces it and records a ``system_refresh`` entry: that is the one
-moment a memory write can change the prompt prefix.
+Before every model call the loop asks the memory design (injection.py) two
+things: the current system text, and which messages to add or replace. If the
+system text differs from the system message in the session, the loop replaces
+it and records a ``system_refresh`` entry; an added message is a ``message``
+entry, a replaced one a ``message_refresh``. Those are the moments a memory
+write can change what the model sees, and where the prompt prefix may break.
 
 With a compactor, the loop first counts the request it is about to send; over
 the budget, older rounds are replaced by a summary (see compaction.py) and the
@@ -14,7 +16,7 @@ from __future__ import annotations
 from typing import Callable, Protocol
 
 from .compaction import Compactor
-from .memory import SystemPromptProvider
+from .injection import MemoryInjection, Update
 from .session import Session
 from .tools import Toolbox
 
@@ -35,22 +37,38 @@ def sync_system_prompt(session: Session, text: str) -> bool:
     return False
 
 
+def sync_messages(session: Session, updates: list[Update]) -> list[str]:
+    """Add (target None) or replace (target: the message's entry id) messages; say what changed."""
+    done = []
+    for target, message in updates:
+        if target is None:
+            session.append("message", message=message)
+            done.append(f"added a {message['role']} message: {short(message['content'])}")
+        else:
+            session.append("message_refresh", targetId=target, message=message)
+            done.append(f"replaced message {target}: {short(message['content'])}")
+    return done
+
+
 def run_task(task: str, *, model: Model, toolbox: Toolbox, session: Session,
-             system_prompt: SystemPromptProvider, max_rounds: int = 20,
+             injection: MemoryInjection, max_rounds: int = 20,
              log: Callable[[str], None] = lambda line: None, compactor: Compactor | None = None) -> str:
     """Work on ``task`` until the model answers without tool calls; return that answer."""
-    sync_system_prompt(session, system_prompt())
-    session.append("message", message={"role": "user", "content": task})
+    sync_system_prompt(session, injection())
+    task_text = injection.user_message(task, session.visible()[1])
+    session.append("message", message={"role": "user", "content": task_text})
     for round_no in range(1, max_rounds + 1):
         if compactor and (tokens := compactor.tokens(session)) > compactor.budget:
             over = f"round {round_no}: about {tokens} tokens, over the budget of {compactor.budget}"
             if compactor.compact(session, tokens):
-                system_prompt.after_compaction()  # the prefix is new anyway: re-read AGENTS.md
+                injection.after_compaction()  # the prefix is new anyway: re-read AGENTS.md
                 log(f"{over}: older rounds replaced by a summary")
             else:
                 log(f"{over}, but no round is older than the {compactor.keep_rounds} kept; sent as it is")
-        if sync_system_prompt(session, system_prompt()):
+        if sync_system_prompt(session, injection()):
             log(f"round {round_no}: system prompt refreshed from disk")
+        for change in sync_messages(session, injection.updates(session.visible()[1])):
+            log(f"round {round_no}: {change}")
         reply = model.complete(session.messages(), toolbox.definitions)
         session.append("model_call", round=round_no, request=reply.request, response=reply.response)
         session.append("message", message=reply.message)

@@ -1,16 +1,9 @@
-"""Memory the agent writes itself, and when it reaches the system prompt.
+"""Memory the agent writes itself: MEMORY.md, on disk at once.
 
 MEMORY.md lives outside the repository (it belongs to the agent, not to the
 project). Notes are appended by the ``remember`` tool and are on disk at once.
-When they enter the system prompt is a separate choice, the ``mode``:
-
-- ``refresh``: the prompt is rebuilt from disk before every model call, so a
-  note is in the very next request (and the prompt prefix changes mid-session);
-- ``frozen``: the memory is read once when the session starts; notes written
-  during the session reach the prompt in the next session.
-
-AGENTS.md is read at session start and again after a compaction (the prefix
-has changed then anyway); the memory keeps its mode's rule.
+Where the requests carry the memory, and when a note written mid-session gets
+there, is a separate choice, the ``mode``: see injection.py.
 """
 from __future__ import annotations
 
@@ -20,16 +13,12 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from .agents_md import read_agents_md
-from .prompt import SystemPrompt
-
 # Hermes Agent's default budget for its MEMORY.md, in characters:
 # NousResearch/hermes-agent@88d1d6206f399c134d1f4c0b7db27733aaa3c50c:hermes_cli/config.py:2045-2068
 MEMORY_CHAR_LIMIT = 2200
 # A line holding only "§" separates entries, as in Hermes (tools/memory_tool.py:59 at the same commit).
 # Notes may span lines; a note that itself contains such a line is refused.
 ENTRY_DELIMITER = "\n§\n"
-MODES = ("refresh", "frozen")
 
 
 class NoteRefused(ValueError):
@@ -106,26 +95,3 @@ class MemoryStore:
             os.fsync(dir_fd)  # make the rename itself durable
         finally:
             os.close(dir_fd)
-
-
-class SystemPromptProvider:
-    """Answers "what is the system prompt now?" before every model call."""
-
-    def __init__(self, base: str, agents_md: str, memory: MemoryStore, mode: str, workspace: Path | None = None):
-        if mode not in MODES:
-            raise ValueError(f"unknown memory mode {mode!r}; choose one of {', '.join(MODES)}")
-        self.base, self.agents_md, self.memory, self.mode = base.strip(), agents_md.strip(), memory, mode
-        self.workspace = workspace  # where AGENTS.md is re-read after a compaction (None: keep the text)
-        self.snapshot = memory.text()  # taken at session start; only `frozen` keeps using it
-
-    def after_compaction(self) -> None:
-        """Re-read AGENTS.md: the compaction changed the prefix anyway. A ``frozen`` memory keeps its snapshot."""
-        if self.workspace is not None:
-            self.agents_md = read_agents_md(self.workspace).strip()
-
-    def current(self) -> SystemPrompt:
-        memory = self.snapshot if self.mode == "frozen" else self.memory.text()
-        return SystemPrompt(self.base, self.agents_md, memory)
-
-    def __call__(self) -> str:
-        return self.current().text

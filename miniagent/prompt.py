@@ -7,6 +7,8 @@
 
 The block most likely to change goes last, so a change there leaves the
 first two blocks as a reusable prefix for the server's prompt cache.
+One design (``--mode after-tools``, see injection.py) moves the memory out of
+the system prompt; it then has the first two blocks only.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ class SystemPrompt:
 
     base: str
     agents_md: str
-    memory: str
+    memory: str | None  # None: the memory is elsewhere in the request (mode after-tools)
 
     def blocks(self) -> list[tuple[str, str]]:
         """(name, text) pairs in prompt order. Each block carries its own leading
@@ -41,8 +43,9 @@ class SystemPrompt:
         out = [("base", self.base)]
         if self.agents_md:
             out.append(("agents_md", f"\n\n{AGENTS_HEADER}\n\n{self.agents_md}"))
-        out.append(("memory_header", f"\n\n{MEMORY_HEADER}\n\n"))
-        out.append(("memory_body", self.memory or EMPTY_MEMORY))
+        if self.memory is not None:
+            out.append(("memory_header", f"\n\n{MEMORY_HEADER}\n\n"))
+            out.append(("memory_body", self.memory or EMPTY_MEMORY))
         return out
 
     @property

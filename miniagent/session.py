@@ -7,13 +7,15 @@ and nothing already written is changed.
 
 Entry types: ``system`` (the prompt at session start), ``system_refresh``
 (the prompt was replaced mid-session), ``message`` (user, assistant or tool
-message in OpenAI chat format), ``model_call`` (the exact request and raw
-response of one call, for replaying it offline) and ``compaction`` (a summary
-``message`` stands in for the messages before ``firstKeptId``; see
+message in OpenAI chat format), ``message_refresh`` (from here on, the message
+of entry ``targetId`` reads ``message``; mode after-tools rewrites the first
+user message this way, see injection.py), ``model_call`` (the exact request and
+raw response of one call, for replaying it offline) and ``compaction`` (a
+summary ``message`` stands in for the messages before ``firstKeptId``; see
 compaction.py). Other types are kept as they are and ignored.
 
-A compaction deletes nothing: the older entries stay in the file, only the
-path the model sees changes.
+A refresh or a compaction deletes nothing: the older entries stay in the file,
+only the path the model sees changes.
 """
 from __future__ import annotations
 
@@ -136,13 +138,19 @@ class Session:
 
     def visible(self, entry_id: str | None = None) -> tuple[str | None, list[tuple[str, dict]]]:
         """What the model sees on the path: the latest system text, and the chat
-        messages as (entry id, message) pairs with every compaction applied."""
+        messages as (entry id, message) pairs with every refresh and compaction applied."""
         system, chat = None, []
         for entry in self.path_to(entry_id):
             if entry["type"] in ("system", "system_refresh"):
                 system = entry["content"]
             elif entry["type"] == "message":
                 chat.append((entry["id"], entry["message"]))
+            elif entry["type"] == "message_refresh":
+                ids = [i for i, _ in chat]
+                if entry.get("targetId") not in ids:
+                    raise SessionFileError(f"{self.path}: message_refresh {entry['id']} replaces "
+                                           f"{entry.get('targetId')!r}, which is not a message on its path")
+                chat[ids.index(entry["targetId"])] = (entry["targetId"], entry["message"])
             elif entry["type"] == "compaction":
                 # The summary stands in for everything before the first kept message.
                 ids, first_kept = [i for i, _ in chat], entry.get("firstKeptId")

@@ -6,7 +6,8 @@ from miniagent.agents_md import read_agents_md
 from miniagent.compaction import (SUMMARY_HEADER, SUMMARY_REQUEST, Compactor, estimate_tokens, model_summariser,
                                   round_starts)
 from miniagent.loop import run_task
-from miniagent.memory import MemoryStore, SystemPromptProvider
+from miniagent.injection import for_mode
+from miniagent.memory import MemoryStore
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
@@ -39,11 +40,11 @@ def _run(tmp_path, turns, compactor, mode="frozen", session=None, task="fix it")
     for i in range(1, 10):
         (repo / f"f{i}.txt").write_text(f"content {i}")
     memory = MemoryStore(tmp_path / "home" / "MEMORY.md")
-    provider = SystemPromptProvider("base", read_agents_md(repo), memory, mode, workspace=repo)
+    provider = for_mode(mode, "base", read_agents_md(repo), memory, workspace=repo)
     model, lines = ScriptedModel(turns), []
     session = session or Session.open(tmp_path / "s.jsonl")
     result = run_task(task, model=model, toolbox=Toolbox(Workspace(repo), memory), session=session,
-                      system_prompt=provider, log=lines.append, compactor=compactor)
+                      injection=provider, log=lines.append, compactor=compactor)
     return result, model.requests, session, lines
 
 

@@ -1,7 +1,8 @@
 import pytest
 
 from miniagent.loop import run_task
-from miniagent.memory import MemoryStore, SystemPromptProvider
+from miniagent.injection import for_mode
+from miniagent.memory import MemoryStore
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
@@ -19,11 +20,11 @@ def _day(tmp_path, mode, turns, session_name):
     repo.mkdir(exist_ok=True)
     (repo / "app.py").write_text("print('hi')\n")
     memory = MemoryStore(tmp_path / "home" / "MEMORY.md")
-    provider = SystemPromptProvider("base", "Answer briefly.", memory, mode)
+    provider = for_mode(mode, "base", "Answer briefly.", memory)
     model = ScriptedModel(turns)
     session = Session.open(tmp_path / session_name)
     result = run_task("fix it", model=model, toolbox=Toolbox(Workspace(repo), memory),
-                      session=session, system_prompt=provider)
+                      session=session, injection=provider)
     systems = [request[0]["content"] for request in model.requests]
     return result, systems, session
 
@@ -79,7 +80,7 @@ def test_max_rounds_stops_a_model_that_never_answers(tmp_path):
     lines = []
     result = run_task("loop", model=ScriptedModel(turns), toolbox=Toolbox(Workspace(repo), memory),
                       session=Session.open(tmp_path / "s.jsonl"),
-                      system_prompt=SystemPromptProvider("b", "", memory, "frozen"), max_rounds=3, log=lines.append)
+                      injection=for_mode("frozen", "b", "", memory), max_rounds=3, log=lines.append)
     assert result == "" and lines[-1] == "stopped: no final answer after 3 rounds"
 
 

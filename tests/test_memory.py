@@ -2,7 +2,8 @@ import multiprocessing
 
 import pytest
 
-from miniagent.memory import ENTRY_DELIMITER, MemoryStore, NoteRefused, SystemPromptProvider
+from miniagent.injection import for_mode
+from miniagent.memory import ENTRY_DELIMITER, MemoryStore, NoteRefused
 
 
 def test_add_writes_to_disk_at_once(tmp_path):
@@ -67,15 +68,15 @@ def test_eight_processes_writing_fifty_notes_each_lose_none(tmp_path):
 def test_frozen_keeps_the_session_start_snapshot_refresh_reads_disk(tmp_path):
     store = MemoryStore(tmp_path / "MEMORY.md")
     store.add("old fact")
-    frozen = SystemPromptProvider("base", "rules", store, "frozen")
-    refresh = SystemPromptProvider("base", "rules", store, "refresh")
+    frozen = for_mode("frozen", "base", "rules", store)
+    refresh = for_mode("refresh", "base", "rules", store)
     store.add("new fact")
     assert "new fact" not in frozen() and "old fact" in frozen()
     assert "new fact" in refresh()
     # The next session (a new provider) sees the write in frozen mode too.
-    assert "new fact" in SystemPromptProvider("base", "rules", store, "frozen")()
+    assert "new fact" in for_mode("frozen", "base", "rules", store)()
 
 
 def test_unknown_mode_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="unknown memory mode 'sometimes'"):
-        SystemPromptProvider("b", "", MemoryStore(tmp_path / "M.md"), "sometimes")
+        for_mode("sometimes", "b", "", MemoryStore(tmp_path / "M.md"))

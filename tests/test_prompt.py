@@ -19,3 +19,11 @@ def test_agents_md_is_read_from_the_workspace(tmp_path):
     assert read_agents_md(tmp_path) == ""
     (tmp_path / "AGENTS.md").write_text("Answer in JSON.\n")
     assert read_agents_md(tmp_path) == "Answer in JSON."
+
+
+def test_without_memory_the_prompt_is_base_and_agents_md_only():
+    # Mode after-tools carries the memory in the first user message instead.
+    prompt = SystemPrompt("base text", "Use tabs.", None)
+    assert [name for name, _ in prompt.blocks()] == ["base", "agents_md"]
+    assert MEMORY_HEADER not in prompt.text and prompt.text == SystemPrompt("base text", "Use tabs.", "").text.split(
+        f"\n\n{MEMORY_HEADER}")[0]

@@ -3,8 +3,8 @@
 SmolLM2-135M cannot drive a coding task, so for the controlled runs the
 *choices* come from ``data/t10/script.yml``. Every request still goes to the
 real server and its answer (usage, cached tokens, timings) is recorded; only
-the assistant message appended to the history is the script's. Both groups
-use the same script, so they differ in one variable: when memory reaches the prompt.
+the assistant message appended to the history is the script's. Every group
+uses the same script, so they differ in one variable: where and when memory reaches the prompt.
 """
 from __future__ import annotations
 

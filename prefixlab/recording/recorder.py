@@ -13,6 +13,9 @@ What it records (all with the scripted policy, every request sent to the server)
 
 - live: day 1 once more with no script: the model's own replies drive the loop (on a fresh
   server). A small model may answer in prose at once; that is recorded as it happened.
+- two more designs, groups ``append`` and ``after-tools`` (see miniagent/injection.py): day 1
+  then day 2 each, each group on a fresh server of its own, after everything above, so the
+  requests above are sent exactly as before the two groups existed.
 
 With ``--server-url`` it talks to a server you started yourself (mlx_lm.server, Ollama,
 vLLM, another llama-server): nothing is restarted, so the counterfactuals share one cache.
@@ -29,7 +32,8 @@ import time
 from pathlib import Path
 
 from miniagent.loop import run_task
-from miniagent.memory import MemoryStore, SystemPromptProvider
+from miniagent.injection import for_mode
+from miniagent.memory import MemoryStore
 from miniagent.model import ChatModel, ModelError
 from miniagent.prompt import BASE_PROMPT, SystemPrompt, read_agents_md
 from miniagent.session import Session
@@ -42,6 +46,8 @@ from .format import FORMAT, write_manifest
 from .policy import ScriptedPolicy, load_script, load_tasks, monotonic_clock
 
 LIVE_MAX_TOKENS = 128  # enough for a tool call or a short answer from the live model
+# Designs recorded after all the rest, each on its own fresh server (the first two share epoch 0)
+LATER_GROUPS = ("append", "after-tools")
 
 
 class Recorder:
@@ -87,9 +93,9 @@ class Recorder:
         sid = f"{group}-day{day}"
         session = Session.open(self.out / f"{sid}.jsonl")
         policy = ScriptedPolicy(self.model(), self.script[f"day{day}"], f"call_{sid}", self.clock)
-        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, group)
+        injection = for_mode(group, BASE_PROMPT, read_agents_md(workspace.root), memory)
         run_task(self.tasks[f"day{day}"].strip(), model=policy, toolbox=Toolbox(workspace, memory),
-                 session=session, system_prompt=provider, max_rounds=len(self.script[f"day{day}"]))
+                 session=session, injection=injection, max_rounds=len(self.script[f"day{day}"]))
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": group, "day": day, "kind": "main"},
                        session, 0, policy.sent_at)
         return session
@@ -105,9 +111,9 @@ class Recorder:
         first_new = len(day1.entries)
         sid = f"{group}-day1-fork"
         policy = ScriptedPolicy(self.model(), fork["turns"], f"call_{sid}", self.clock)
-        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, group)
+        injection = for_mode(group, BASE_PROMPT, read_agents_md(workspace.root), memory)
         run_task(fork["user"], model=policy, toolbox=Toolbox(workspace, memory), session=day1,
-                 system_prompt=provider, max_rounds=len(fork["turns"]))
+                 injection=injection, max_rounds=len(fork["turns"]))
         self._register({"id": sid, "file": day1.path.name, "group": group, "day": 1, "kind": "fork",
                         "forked_from": {"session": f"{group}-day1", "entry": branch_at,
                                         "after_round": fork["after_round"]}}, day1, first_new, policy.sent_at)
@@ -147,9 +153,9 @@ class Recorder:
                 sent_at.append(self.clock())
                 return model.complete(messages, tools, max_tokens=LIVE_MAX_TOKENS, temperature=0)
 
-        provider = SystemPromptProvider(BASE_PROMPT, read_agents_md(workspace.root), memory, group)
+        injection = for_mode(group, BASE_PROMPT, read_agents_md(workspace.root), memory)
         run_task(self.tasks["day1"].strip(), model=Live(), toolbox=Toolbox(workspace, memory), session=session,
-                 system_prompt=provider, max_rounds=len(self.script["day1"]))
+                 injection=injection, max_rounds=len(self.script["day1"]))
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": group, "day": 1, "kind": "live"},
                        session, 0, sent_at)
 
@@ -175,6 +181,12 @@ class Recorder:
             self.epoch = self.restart(self.epoch)
             self.log(f"live run (epoch {self.epoch}): the model's own replies drive the loop")
             self.run_live()
+        for group in LATER_GROUPS:
+            self.epoch = self.restart(self.epoch)
+            self.log(f"group {group} (epoch {self.epoch})")
+            workspace, memory = self.fresh_copy(group)
+            self.run_day(group, 1, workspace, memory)
+            self.run_day(group, 2, workspace, memory)
         self.manifest["status"] = "complete"
         write_manifest(self.out, self.manifest)
         shutil.rmtree(self.work, ignore_errors=True)
