@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from ..models import anthropic_minimums, guess_provider, normalize_model, resolve
-from .base import Block, Prediction, Request, Settings, check_order, configure
+from .base import Block, Clock, Prediction, Request, Settings, check_order, configure
 
 # What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
 NAME = "anthropic"
@@ -203,7 +203,7 @@ class AnthropicCache:
         self.config = config or AnthropicConfig()
         self.entries: dict[bytes, _Entry] = {}
         self._n = 0
-        self._last_t: float | None = None
+        self._clock = Clock()
 
     def _breakpoints(self, blocks: list[_ApiBlock]) -> list[tuple[int, str]]:
         """(index into blocks, ttl) for each breakpoint of this request, in prefix order."""
@@ -242,12 +242,10 @@ class AnthropicCache:
         return entry if entry is not None and t < entry.expires else None
 
     def step(self, request: Request) -> Prediction:
-        if self._last_t is not None and request.t < self._last_t:
-            raise ValueError(f"request t={request.t} is before the previous request (t={self._last_t})")
+        self._clock.advance(request.t)
         t = request.t
         blocks = api_blocks(request)
         bps = self._breakpoints(blocks)
-        self._last_t = t
         self.entries = {k: e for k, e in self.entries.items() if t < e.expires}
         notes = []
         if request.blocks and [ab.block.name for ab in blocks] != [b.name for b in request.blocks]:

@@ -140,6 +140,19 @@ class Prediction:
         return self.fresh - self.write
 
 
+class Clock:
+    """The time of the last request a rule's state has seen: requests must not go backwards."""
+
+    def __init__(self):
+        self.last: float | None = None
+
+    def advance(self, t: float) -> None:
+        """Move to time t, or raise (leaving the state as it was) if t is before the last request."""
+        if self.last is not None and t < self.last:
+            raise ValueError(f"request t={t} is before the previous request (t={self.last})")
+        self.last = t
+
+
 class Settings:
     """Base of every rule's frozen config dataclass."""
 

@@ -62,7 +62,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .base import Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
+from .base import Clock, Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
 
 # What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
 NAME = "llamacpp"
@@ -152,7 +152,7 @@ class LlamaCppServer:
         self.slots = [Slot(i) for i in range(self.config.n_slots)]
         self.host: list[HostEntry] | None = [] if self.config.host_cache else None
         self._n = 0
-        self._last_t: float | None = None
+        self._clock = Clock()
         self._events: list[str] = []
 
     # -- host cache (server_prompt_cache) --------------------------------------------------------
@@ -264,9 +264,7 @@ class LlamaCppServer:
     # -- one request -----------------------------------------------------------------------------
 
     def step(self, request: Request) -> Prediction:
-        if self._last_t is not None and request.t < self._last_t:
-            raise ValueError(f"request t={request.t} is before the previous request (t={self._last_t})")
-        self._last_t = request.t
+        self._clock.advance(request.t)
         self._events = []
         new = request.tokens
         slot = self._pick_slot(new)

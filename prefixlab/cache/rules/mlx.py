@@ -27,7 +27,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
 
-from .base import Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
+from .base import Clock, Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
 
 # What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
 NAME = "mlx"
@@ -59,7 +59,7 @@ class MlxServer:
         self.entries: dict[tuple[int, ...], str] = {}  # key -> origin label
         self._lrus = {k: deque() for k in CACHE_TYPES}
         self._n = 0
-        self._last_t: float | None = None
+        self._clock = Clock()
 
     def __len__(self):
         return len(self.entries)
@@ -115,9 +115,7 @@ class MlxServer:
         return events
 
     def step(self, request: Request) -> Prediction:
-        if self._last_t is not None and request.t < self._last_t:
-            raise ValueError(f"request t={request.t} is before the previous request (t={self._last_t})")
-        self._last_t = request.t
+        self._clock.advance(request.t)
         cached, key, break_at = self.lookup(request.tokens)
         matched = None if key is None or cached == 0 else f"prompt cache <- {self.entries[key]}"
         label = f"request {self._n}" + (f" ({request.session})" if request.session else "")

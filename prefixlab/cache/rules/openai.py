@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..models import normalize_model
-from .base import Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
+from .base import Clock, Prediction, Request, Settings, block_name_at, check_order, common_prefix, configure
 
 # What the calculator, the lab and the report know about this rule (see prefixlab.cache.rules)
 NAME = "openai"
@@ -104,13 +104,11 @@ class OpenAICache:
         self.config = config or OpenAIConfig()
         self.prompts: dict[tuple[int, ...], tuple[float, str, float]] = {}  # prompt -> (last used, origin, written)
         self._n = 0
-        self._last_t: float | None = None
+        self._clock = Clock()
 
     def step(self, request: Request) -> Prediction:
-        if self._last_t is not None and request.t < self._last_t:
-            raise ValueError(f"request t={request.t} is before the previous request (t={self._last_t})")
+        self._clock.advance(request.t)
         t, cfg = request.t, self.config
-        self._last_t = t
         idle, most = cfg.lifetimes
         self.prompts = {p: v for p, v in self.prompts.items() if t - v[0] < idle and t - v[2] < most}
         best, best_key = 0, None

@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .base import Block, Prediction, Request, Settings, block_name_at, check_order, configure
+from .base import Block, Clock, Prediction, Request, Settings, block_name_at, check_order, configure
 
 NAME = "openai-breakpoints"
 LABEL = "OpenAI(GPT-5.6 起,断点缓存)"
@@ -100,13 +100,11 @@ class BreakpointCache:
         self.config = config or BreakpointConfig()
         self.entries: dict[tuple[int, ...], tuple[float, str]] = {}  # prefix -> (last write or reuse, origin)
         self._n = 0
-        self._last_t: float | None = None
+        self._clock = Clock()
 
     def step(self, request: Request) -> Prediction:
-        if self._last_t is not None and request.t < self._last_t:
-            raise ValueError(f"request t={request.t} is before the previous request (t={self._last_t})")
+        self._clock.advance(request.t)
         t, cfg = request.t, self.config
-        self._last_t = t
         self.entries = {k: v for k, v in self.entries.items() if t - v[0] < cfg.ttl}
         developer_end, ends = eligible_ends(request)
         index = {b.name: b for b in request.blocks}
