@@ -1,6 +1,7 @@
 """Block attribution: named token ranges that tile the prompt exactly as the server tokenizes it."""
 import pytest
 
+from miniagent.injection import with_memory
 from miniagent.prompt import SystemPrompt
 
 from prefixlab.cache.attribution import AttributionError, attribute, check_tiling, split_system_prompt
@@ -143,6 +144,14 @@ def test_split_system_prompt_round_trip():
     no_agents = SystemPrompt("base", "", "")
     assert [n for n, _ in split_system_prompt(no_agents.text)] == ["base", "memory_header", "memory_body"]
     assert split_system_prompt("no memory header here") is None
+    no_memory = SystemPrompt("base", "rules", None)  # mode after-tools: the memory is in a user message
+    assert split_system_prompt(no_memory.text) == no_memory.blocks()
+
+
+def test_a_system_prompt_without_memory_still_has_miniagents_blocks(tok):
+    att = attribute(TEMPLATE, tok, conversation(SystemPrompt("You are a test agent.", "rules", None).text), TOOLS)
+    content = [n for n in names(att) if not n.startswith("template#")]
+    assert content[:3] == ["base", "agents_md", "tools"]
 
 
 def test_block_at_and_around(tok):
@@ -157,3 +166,19 @@ def test_block_at_and_around(tok):
 def test_other_templates_are_refused(tok):
     with pytest.raises(AttributionError, match="ChatML"):
         attribute("{% for m in messages %}{{ m.content }}{% endfor %}", tok, conversation(), TOOLS)
+
+
+def test_the_memory_block_of_a_first_user_message_keeps_its_names_after_the_tools(tok):
+    # Mode after-tools: no memory in the system text; it leads the first user message instead.
+    messages = conversation(SystemPrompt("You are a test agent.", "rules", None).text)
+    messages[1] = {"role": "user", "content": with_memory("Checks: run make check.", "Fix the bug.")}
+    messages.append({"role": "user", "content": with_memory("not the first one", "so not split")})
+    att = attribute(TEMPLATE, tok, messages, TOOLS)
+    content = [n for n in names(att) if not n.startswith("template#")]
+    assert content == ["base", "agents_md", "tools", "memory_header", "memory_body", "user#1",
+                       "assistant#2", "tool#3", "user#4"]
+    body = att.block("memory_body")
+    assert att.text[body.char_start:body.char_end] == "Checks: run make check."
+    assert (body.kind, body.section, body.message) == ("message", "message", 1)
+    assert att.text[att.block("user#1").char_start:att.block("user#1").char_end] == "\n\n# Task\n\nFix the bug."
+    assert list(att.ids) == prompt_token_ids(TEMPLATE, tok, messages, TOOLS)

@@ -16,12 +16,16 @@ The character cut follows the ChatML layout of the recorded template
 (``data/templates/qwen3-chat-template.jinja``):
 
 - ``<|im_start|>system\\n`` + system text, split into miniagent's ``SystemPrompt`` blocks
-  (base, agents_md, memory_header, memory_body; one ``system`` block if it does not parse);
+  (base, agents_md, memory_header, memory_body -- the last two absent when the memory is in the
+  first user message; one ``system`` block if it does not parse);
 - ``tools``: what the template writes for the tool definitions, *after* the system text
   (``\\n\\n# Tools ... </tool_call>``);
 - one block per message with the message's own text: ``user#i``, ``tool#i`` (the tool result),
-  ``system#i``; ``assistant#i`` also holds the tool calls as the template prints them
-  (``<tool_call>`` tags included), up to its end-of-turn token;
+  ``system#i``; a user message that carries miniagent's memory block (mode after-tools puts it
+  at the start of the first user message, *after* the tools) is cut into ``memory_header``,
+  ``memory_body`` and ``user#i`` (the rest: ``\\n\\n# Task\\n\\n`` and the task), so the memory
+  blocks have the same names wherever the request carries them; ``assistant#i`` also holds the
+  tool calls as the template prints them (``<tool_call>`` tags included), up to its end-of-turn token;
 - everything else is template glue (``<|im_end|>\\n<|im_start|>user\\n``, ``<tool_response>``
   tags, the final ``<|im_start|>assistant\\n``), named ``template#n`` in order.
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from miniagent.injection import TASK_HEADER
 from miniagent.prompt import AGENTS_HEADER, MEMORY_HEADER, SystemPrompt
 
 from .rules.base import Block
@@ -138,18 +143,35 @@ class Attribution:
 
 
 def split_system_prompt(text: str) -> list[tuple[str, str]] | None:
-    """miniagent's SystemPrompt blocks of ``text``, or None if it was not built by SystemPrompt."""
+    """miniagent's SystemPrompt blocks of ``text``, or None if it was not built by SystemPrompt.
+
+    A prompt without the memory header (mode after-tools keeps the memory in the first user
+    message) is recognised by its AGENTS.md header; with neither header it is None.
+    """
     agents_mark, memory_mark = f"\n\n{AGENTS_HEADER}\n\n", f"\n\n{MEMORY_HEADER}\n\n"
     m = text.find(memory_mark)
-    if m < 0:
-        return None
     a = text.find(agents_mark)
-    if 0 <= a < m:
-        base, agents = text[:a], text[a + len(agents_mark):m]
+    if m < 0:
+        if a < 0:
+            return None
+        base, agents, memory = text[:a], text[a + len(agents_mark):], None
+    elif 0 <= a < m:
+        base, agents, memory = text[:a], text[a + len(agents_mark):m], text[m + len(memory_mark):]
     else:
-        base, agents = text[:m], ""
-    rebuilt = SystemPrompt(base, agents, text[m + len(memory_mark):]).blocks()
+        base, agents, memory = text[:m], "", text[m + len(memory_mark):]
+    rebuilt = SystemPrompt(base, agents, memory).blocks()
     return rebuilt if "".join(t for _, t in rebuilt) == text else None
+
+
+def split_memory_message(text: str) -> list[tuple[str | None, str]] | None:
+    """A user message that carries miniagent's memory block (mode after-tools) as
+    ``[("memory_header", ...), ("memory_body", ...), (None, "\\n\\n# Task\\n\\n" + the task)]``;
+    None for any other message. The rest keeps the message's own block name."""
+    head, mark = f"{MEMORY_HEADER}\n\n", f"\n\n{TASK_HEADER}\n\n"
+    if not text.startswith(head) or mark not in text[len(head):]:
+        return None
+    body_end = text.index(mark, len(head))
+    return [("memory_header", head), ("memory_body", text[len(head):body_end]), (None, text[body_end:])]
 
 
 class _Cutter:
@@ -188,6 +210,7 @@ def cut_characters(text: str, messages: list[dict], tools: list[dict] | None):
     conv, conv_tools = server_messages(messages), server_tools(tools)
     cut = _Cutter(text)
     first = 0
+    has_memory = False  # one memory block per request: in the system text or in a user message
     tool_ranges = []
     if conv_tools or conv[0]["role"] == "system":
         if not text.startswith(f"{BOS}system\n"):
@@ -197,6 +220,7 @@ def cut_characters(text: str, messages: list[dict], tools: list[dict] | None):
         if conv[0]["role"] == "system":
             first = 1
             pieces = split_system_prompt(conv[0]["content"]) or [("system", conv[0]["content"])]
+            has_memory = any(name == "memory_body" for name, _ in pieces)
             for name, piece in pieces:
                 cut.content(piece, name, "system", "system", "messages[0] (system)", message=0)
         if conv_tools:
@@ -225,7 +249,10 @@ def cut_characters(text: str, messages: list[dict], tools: list[dict] | None):
         role = msg["role"]
         if role in ("user", "system"):
             cut.glue_until(cut.expect(f"{BOS}{role}\n", where), "message")
-            cut.content(msg["content"], f"{role}#{i}", "message", "message", where, message=i)
+            pieces = split_memory_message(msg["content"]) if role == "user" and not has_memory else None
+            has_memory = has_memory or pieces is not None
+            for name, piece in pieces or [(None, msg["content"])]:
+                cut.content(piece, name or f"{role}#{i}", "message", "message", where, message=i)
         elif role == "tool":
             cut.glue_until(cut.expect("<tool_response>\n", where), "message")
             cut.content(msg["content"], f"tool#{i}", "message", "message", where, message=i, part="tool_result")
