@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
+from prefixlab.paths import CHAT_TEMPLATE, RECORDINGS, TOKENIZER
 from prefixlab.recording.format import RecordingError, load
 from prefixlab.recording.recorder import Recorder, base_provenance
 
@@ -51,6 +51,35 @@ def test_recording_has_all_sessions_in_global_order(recorded):
     live = rec.session_info("live-frozen-day1")
     assert live["kind"] == "live" and rec.session_calls("live-frozen-day1")[0].epoch == 10
     assert rec.session_calls("live-frozen-day1")[0].request["max_tokens"] > 1  # the model really answers
+
+
+def test_the_later_designs_come_last_each_on_a_fresh_server(recorded):
+    rec = load(recorded)
+    later = ["append-day1", "append-day2", "after-tools-day1", "after-tools-day2"]
+    assert [s["id"] for s in rec.manifest["sessions"]][-4:] == later
+    assert [(s["group"], s["day"], s["kind"]) for s in rec.manifest["sessions"][-4:]] == [
+        ("append", 1, "main"), ("append", 2, "main"), ("after-tools", 1, "main"), ("after-tools", 2, "main")]
+    assert [c.session for c in rec.calls[-30:]] == [s for s in later for _ in range(10 if "day1" in s else 5)]
+    live = rec.session_calls("live-frozen-day1")[0].epoch
+    epochs = {s: {c.epoch for c in rec.session_calls(s)} for s in later}
+    assert epochs == {"append-day1": {live + 1}, "append-day2": {live + 1},
+                      "after-tools-day1": {live + 2}, "after-tools-day2": {live + 2}}
+
+
+def test_offline_the_recorder_sends_the_shipped_requests_byte_for_byte(recorded):
+    # The assistant turns come from the script, so every request but the live run's later ones is
+    # fixed by the code: the same code must send what the shipped recording holds, in every group.
+    rec, shipped = load(recorded), load(RECORDINGS / "t10-smollm2-llamacpp")
+    assert [s["id"] for s in rec.manifest["sessions"]] == [s["id"] for s in shipped.manifest["sessions"]]
+
+    def sent(recording, session):
+        calls = recording.session_calls(session)
+        if recording.session_info(session)["kind"] == "live":
+            calls = calls[:1]  # the model's own reply decides what comes next
+        return [{k: v for k, v in c.request.items() if k != "model"} for c in calls]
+
+    for s in shipped.manifest["sessions"]:
+        assert sent(rec, s["id"]) == sent(shipped, s["id"]), s["id"]
 
 
 def test_refresh_puts_the_note_in_the_prompt_right_after_the_write(recorded):

@@ -110,3 +110,24 @@ def test_sessions_are_replayed_in_recorded_order(replay):
     for epoch, indices in calculator.epochs(rec).items():
         times = [rec.calls[i].t for i in indices]
         assert times == sorted(times)
+
+
+def test_append_never_breaks_and_after_tools_breaks_after_the_tools(replay):
+    rec = replay.recording
+    if not {"append", "after-tools"} <= {s["group"] for s in rec.manifest["sessions"]}:
+        pytest.skip("this recording has no append / after-tools groups")
+    rows = {r.seq: r for r in calculator.analyze(replay, server_rule(replay))}
+    # append: within a session every request reads the whole previous request back, the write included
+    for day in (1, 2):
+        calls = rec.session_calls(f"append-day{day}")
+        assert [c.cached_tokens for c in calls[1:]] == [c.prompt_tokens for c in calls[:-1]]
+        assert len({c.request["messages"][0]["content"] for c in calls}) == 1
+    # after-tools: the one round whose first user message changed breaks inside it, after the tools
+    calls = rec.session_calls("after-tools-day1")
+    changed = [c for prev, c in zip(calls, calls[1:]) if c.request["messages"][1] != prev.request["messages"][1]]
+    assert len(changed) == 1 and changed[0].request["messages"][0] == calls[0].request["messages"][0]
+    row, att = rows[changed[0].seq], replay.attributions[changed[0].seq]
+    body = att.block("memory_body")
+    assert row.break_block == "memory_body" and body.section == "message" and body.message == 1
+    assert "tools" not in row.next_blocks and row.next_blocks[0] == "user#1"  # the task follows the memory
+    assert att.block("tools").end < row.read == row.measured == body.start
