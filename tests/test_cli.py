@@ -3,6 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from miniagent.cli import main
 from miniagent.session import Session
 
@@ -33,6 +35,26 @@ def test_runs_a_task_end_to_end_with_progress(tmp_path, capsys):
     types = [e["type"] for e in Session.open(tmp_path / "s.jsonl").entries]
     assert types.count("model_call") == 2 and "system_refresh" in types
     assert "Reply in one line." in json.loads(srv.received[0])["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("mode, entry, seen", [("append", "message", "[memory updated] n1"),
+                                               ("after-tools", "message_refresh", "# Memory from previous sessions\n\nn1")])
+def test_the_two_newer_modes_show_a_note_at_once_without_touching_the_system_prompt(tmp_path, capsys, mode, entry,
+                                                                                     seen):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    call = {"id": "c1", "type": "function", "function": {"name": "remember", "arguments": json.dumps({"note": "n1"})}}
+    replies = [(200, completion({"role": "assistant", "content": None, "tool_calls": [call]})),
+               (200, completion({"role": "assistant", "content": "all done"}))]
+    with FakeChatServer(replies) as srv:
+        code = main(["fix", "-w", str(repo), "--server", srv.url, "--mode", mode,
+                     "--memory", str(tmp_path / "m" / "MEMORY.md"), "--session", str(tmp_path / "s.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0 and f"({mode})" in out and "round 2: " in out and "system prompt refreshed" not in out
+    first, second = (json.loads(body)["messages"] for body in srv.received)
+    assert first[0] == second[0] and "n1" not in first[0]["content"]
+    assert any(m["content"] and m["content"].startswith(seen) for m in second[1:])
+    assert entry in [e["type"] for e in Session.open(tmp_path / "s.jsonl").entries][-3:]
 
 
 def test_server_down_exits_with_a_message(tmp_path, capsys):
