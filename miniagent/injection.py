@@ -20,9 +20,9 @@ Why ``append`` adds a message of its own instead of relying on the ``remember`` 
 the result only says "Saved to MEMORY.md (133/2200 chars)", and the note in the tool call is
 what the model *asked* to save. Relying on those two would send exactly frozen's requests: no
 design of its own. The update message says what the memory *now holds* (the note as the store
-kept it, and notes another session wrote to the same MEMORY.md), in the form the model learns
-to read as memory. It is worked out from the conversation itself (the snapshot plus the update
-messages already in it), so if a compaction summarises an update away, it comes again.
+kept it, and notes another session wrote to the same MEMORY.md), marked so the model can tell
+it from a request of the user. It is worked out from the conversation itself (the snapshot plus
+the update messages already in it), so if a compaction summarises an update away, it comes again.
 
 Every design answers the loop the same questions (``MemoryInjection``); a new one overrides
 what differs:
@@ -31,6 +31,9 @@ what differs:
 - ``user_message(text, chat)``: a user message as it enters the conversation;
 - ``updates(chat)``: messages to add at the end or to replace, before the next call;
 - ``after_compaction()``: re-read AGENTS.md, since a compaction changed the prefix anyway.
+
+(Choosing memories per turn fits the same questions: into the system prompt through
+``current()``, or into the user's message through ``user_message()``.)
 """
 from __future__ import annotations
 
