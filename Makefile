@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install book test test-server check-book lab server record clean
+.PHONY: install book test test-server check-book lab server record record-t11 clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,14 @@ record: install
 	$(BIN)/python -m prefixlab.record_t10 $(RECORD_DIR)
 	$(BIN)/python -m prefixlab.verify $(RECORD_DIR)
 	$(BIN)/python -m prefixlab.compare data/recordings/t10-smollm2-llamacpp $(RECORD_DIR)
+
+# Re-record T11 (lesson A6·1: where a human rule lives; four variants, each on a fresh server,
+# about 6 minutes), check it token by token and compare it with the shipped recording.
+T11_RECORD_DIR ?= _build/recordings/t11-$(shell date +%Y%m%d-%H%M%S)
+record-t11: install
+	$(BIN)/python -m prefixlab.record_t11 $(T11_RECORD_DIR)
+	$(BIN)/python -m prefixlab.verify $(T11_RECORD_DIR)
+	$(BIN)/python -m prefixlab.compare data/recordings/t11-smollm2-llamacpp $(T11_RECORD_DIR)
 
 clean:
 	rm -rf _build

@@ -12,6 +12,6 @@ One exception to the order: ``recording.verify`` re-tokenizes with ``cache.token
 Import the module you need, e.g. ``from prefixlab.cache import calculator``.
 
 The modules at this level besides ``paths`` are entry points only: ``python -m prefixlab.server``,
-``record_t10``, ``verify``, ``compare``, ``report``, ``gguf_tokenizer``, ``tokenizer_fixtures``
-(the names the README, the Makefile and the recordings use).
+``record_t10``, ``record_t11``, ``verify``, ``compare``, ``report``, ``gguf_tokenizer``,
+``tokenizer_fixtures`` (the names the README, the Makefile and the recordings use).
 """

@@ -12,7 +12,8 @@ PACKAGE = ROOT / "prefixlab"
 LAYERS = ["paths", "serving", "recording", "cache", "presenting"]  # each may import the ones before it
 # (importing module, imported layer): why the order allows it
 EXCEPTIONS = {("prefixlab.recording.verify", "cache"): "verify re-tokenizes recordings with cache.tokenizer"}
-ENTRY_POINTS = {"server", "record_t10", "verify", "compare", "report", "gguf_tokenizer", "tokenizer_fixtures"}
+ENTRY_POINTS = {"server", "record_t10", "record_t11", "verify", "compare", "report", "gguf_tokenizer",
+                "tokenizer_fixtures"}
 
 
 def modules():
@@ -78,7 +79,8 @@ def commands_in_use() -> set[str]:
 
 def test_every_command_in_use_is_an_entry_point():
     used = commands_in_use()
-    assert {"server", "record_t10", "verify", "compare", "report", "gguf_tokenizer", "tokenizer_fixtures"} <= used
+    assert {"server", "record_t10", "record_t11", "verify", "compare", "report", "gguf_tokenizer",
+            "tokenizer_fixtures"} <= used
     assert used <= ENTRY_POINTS
 
 

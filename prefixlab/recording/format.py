@@ -5,6 +5,8 @@ A recording is a directory::
     manifest.json      format, status, provenance, the sessions, the global request order
     <session>.jsonl    miniagent session files (entries of type model_call hold request + response)
 
+A request is a ``model_call`` entry, or a ``compaction`` entry whose summary a model wrote (it
+keeps that summary request's ``request`` and ``response``; see ``miniagent/compaction.py``).
 The order matters because a server's prompt cache is shared by every session
 that talks to it. ``manifest.json`` is validated against ``data/recordings/schema.json``;
 every ``model_call`` entry is checked field by field. Errors name the file, the
@@ -46,6 +48,7 @@ class Call:
     entry_id: str
     request: dict = field(repr=False)
     response: dict = field(repr=False)
+    kind: str = "model_call"  # or "compaction": the summary request of a compaction (round = the next call's)
 
     @property
     def prompt_tokens(self) -> int:
@@ -143,8 +146,9 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
     if manifest["status"] == "complete" and not manifest["sessions"]:
         raise RecordingError(f"{manifest_path}: field sessions: a complete recording needs at least one session")
 
-    # Read every model_call entry of every session file once, with its line number.
+    # Read every request entry of every session file once, with its line number.
     entries: dict[str, tuple[dict, str]] = {}
+    rounds: dict[str, int] = {}  # compaction entry id -> round of the first call after it
     files: dict[str, Session] = {}
     sessions = {s["id"]: s for s in manifest["sessions"]}
     for file in sorted({s["file"] for s in manifest["sessions"]}):
@@ -156,9 +160,11 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
         if session.dropped and manifest["status"] == "complete":
             raise RecordingError(f"{file_path}: {session.dropped}, but the manifest says complete")
         for line, entry in enumerate(session.entries, start=1):
-            if entry["type"] == "model_call":
+            if is_request(entry):
                 _check_call(entry, f"{file_path}:{line}")
                 entries[entry["id"]] = (entry, f"{file_path}:{line}")
+            if entry["type"] == "compaction" and "request" in entry:
+                rounds[entry["id"]] = _round_after(session.entries, line - 1)
 
     calls = []
     for seq, item in enumerate(manifest["order"]):
@@ -167,11 +173,29 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
             raise RecordingError(f"{where}: field session: unknown session {item['session']!r}")
         if item["call"] not in entries:
             raise RecordingError(f"{where}: field call: no model_call entry {item['call']!r} "
-                                 f"in {sessions[item['session']]['file']}")
+                                 f"(nor a compaction entry with a summary request) in {sessions[item['session']]['file']}")
         entry, _ = entries[item["call"]]
-        calls.append(Call(seq, item["session"], entry.get("round", 0), item["epoch"], item["t"],
-                          item["call"], entry["request"], entry["response"]))
+        calls.append(Call(seq, item["session"], entry.get("round", rounds.get(entry["id"], 0)), item["epoch"],
+                          item["t"], item["call"], entry["request"], entry["response"], entry["type"]))
     return Recording(path, manifest, calls, files)
+
+
+def is_request(entry: dict) -> bool:
+    """An entry that holds one request to the server: a ``model_call``, or a ``compaction`` whose
+    summary a model wrote (a scripted or typed summary sent nothing)."""
+    return entry["type"] == "model_call" or (entry["type"] == "compaction" and "request" in entry)
+
+
+def _round_after(entries: list[dict], index: int) -> int:
+    """The round of the first model_call below ``entries[index]`` in its session tree (0 if none):
+    a compaction happens just before that round's call."""
+    below = {entries[index]["id"]}
+    for entry in entries[index + 1:]:
+        if entry["parentId"] in below:
+            if entry["type"] == "model_call":
+                return entry.get("round", 0)
+            below.add(entry["id"])
+    return 0
 
 
 def find_recordings(root: Path = RECORDINGS) -> list[Path]:
