@@ -149,6 +149,8 @@ def test_counterfactual_bad_input(replay):
         counterfactual.build(rec, 1, history="frozen-day1-fork")
     with pytest.raises(counterfactual.CounterfactualError, match="no session"):
         counterfactual.build(rec, 1, history="nope")
+    with pytest.raises(counterfactual.CounterfactualError, match="carries no memory"):
+        counterfactual.build(rec, 1, history="after-tools-day1")
 
 
 def test_counterfactual_from_another_history_has_no_measurement(replay):

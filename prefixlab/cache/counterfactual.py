@@ -97,6 +97,9 @@ def note_system(recording: Recording, history: str | None = None) -> str:
     blocks = dict(split_system_prompt(first_system["content"]) or [])
     if not blocks or first_system["role"] != "system":
         raise CounterfactualError(f"{history}: its first system message was not built by miniagent's SystemPrompt")
+    if "memory_body" not in blocks:
+        raise CounterfactualError(f"{history}: its system prompt carries no memory (mode after-tools keeps it in "
+                                  "the first user message), so there is no memory block to refresh")
     base = blocks["base"]
     agents = blocks["agents_md"][len(f"\n\n{AGENTS_HEADER}\n\n"):] if "agents_md" in blocks else ""
     body = blocks["memory_body"]
