@@ -41,6 +41,7 @@ from miniagent.tools import Toolbox, Workspace
 
 from prefixlab.paths import CHAT_TEMPLATE, REPO_ROOT, T10_DIR, TOKENIZER
 from prefixlab.serving.server import sha256_file
+from prefixlab.serving.state_size import kv_state_size
 
 from .format import FORMAT, write_manifest
 from .policy import ScriptedPolicy, load_script, load_tasks, monotonic_clock
@@ -211,11 +212,16 @@ def base_provenance(template: Path, tokenizer: Path, argv: list[str] | None = No
 
 
 def llama_server_provenance(server) -> dict:
-    """The server, model and template parts of a recording's provenance, from a running LlamaServer."""
+    """The server, model and template parts of a recording's provenance, from a running LlamaServer.
+
+    ``kv_state`` is the measured size of a cached prompt's state: the llama.cpp rule needs it to
+    predict when ``--cache-ram`` evicts (prefixlab.serving.state_size; measured once per model).
+    """
     prov = server.provenance()
     return {
         "server": {"kind": "llama-server", "restarts": True, **prov["server"], "flags": prov["flags"],
-                   "props": prov["props"], "platform": prov["platform"]},
+                   "props": prov["props"], "platform": prov["platform"],
+                   "kv_state": kv_state_size(server.binary, server.model, server.cache, server.log)},
         "model": {"name": "SmolLM2-135M-Instruct (Q4_1 GGUF)", **prov["model"]},
         "chat_template": {k: v for k, v in prov["chat_template"].items() if k != "file"}
         | {"path": str(server.chat_template.relative_to(REPO_ROOT))
@@ -234,6 +240,9 @@ def main(argv=None) -> int:
     p.add_argument("--port", type=int, default=0, help="port for the launched server (default: a free one)")
     p.add_argument("--no-counterfactuals", action="store_true")
     p.add_argument("--no-live", action="store_true", help="skip the run where the model's own replies drive the loop")
+    p.add_argument("--cache-ram", type=int, metavar="MIB",
+                   help="host prompt cache size of the launched server (default: the course's 8192); a small "
+                        "one (e.g. 64) makes the cache evict")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = p.parse_args(argv)
     if args.out.exists():
@@ -249,7 +258,8 @@ def main(argv=None) -> int:
     else:
         from prefixlab.serving.server import LlamaServer, free_port
 
-        server = LlamaServer(port=args.port or free_port(), chat_template=args.template).start()
+        extra = ["--cache-ram", str(args.cache_ram)] if args.cache_ram is not None else []
+        server = LlamaServer(port=args.port or free_port(), chat_template=args.template, extra_args=extra).start()
         provenance.update(llama_server_provenance(server))
 
         def restart(epoch: int) -> int:
