@@ -31,9 +31,21 @@ def test_bars_add_up_to_the_prompt(rec):
         assert sum(parts.values()) == row.prompt_tokens
 
 
-def test_swimlane_has_four_lanes_and_a_day_boundary(rec):
+def test_swimlane_has_three_rows_per_design_and_a_day_boundary(rec):
+    from prefixlab.presenting.swimlane import groups
+
     fig = charts.swimlane_figure(rec)
     heat = fig.data[0]
-    assert len(heat.y) == 4 and heat.x[0] == "D1·1" and heat.x[-1].startswith("D2")
-    assert 2 in heat.z[3]  # frozen: disk ahead of the prompt on day 1
-    assert 2 not in heat.z[1]  # refresh: never behind
+    designs = groups(rec)
+    assert len(heat.y) == 3 * len(designs) and heat.x[0] == "D1·1" and heat.x[-1].startswith("D2")
+    assert [y.split(" · ")[1] for y in heat.y[:3]] == ["system prompt 里", "对话里", "磁盘上"]
+    row = {y: z for y, z in zip(heat.y, heat.z)}
+    assert 2 in row["冻结组 · system prompt 里"]  # frozen: on disk, not in the system prompt yet on day 1
+    assert 2 not in row["刷新组 · system prompt 里"]  # refresh: never behind
+    # from the write on, the note is in every design's conversation on day 1
+    for design in designs:
+        label = charts.GROUP_LABELS[design]
+        day1 = [z for x, z in zip(heat.x, row[f"{label} · 对话里"]) if x.startswith("D1")]
+        disk = [z for x, z in zip(heat.x, row[f"{label} · 磁盘上"]) if x.startswith("D1")]
+        assert day1 == disk, design
+    assert [b.label for b in fig.layout.updatemenus[0].buttons][0] == "全部"

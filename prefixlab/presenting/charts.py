@@ -11,52 +11,79 @@ from prefixlab.cache import rules
 from prefixlab.recording.format import Recording
 
 from .labels import GROUP_LABELS
-from .swimlane import lanes
+from .swimlane import groups, lanes
 
-# empty / in sync with disk / disk has more than the prompt shows
+# not there / the note is there / system prompt only: on disk (and in the conversation) but not here yet
 LANE_COLORS = [[0, "#e5e7eb"], [0.5, "#16a34a"], [1, "#f59e0b"]]
+LANE_ROWS = (("system", "system prompt 里"), ("conversation", "对话里"), ("disk", "磁盘上"))
+PLACE_LABELS = {"tool_call": "remember 调用的参数", "tool_result": "工具结果", "update": "追加的 user 消息",
+                "first_user": "第一条 user 消息", "user": "其他 user 消息"}
 
 
 def _short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _lane_cell(lane, row: str) -> int:
+    if row == "disk":
+        return 1 if lane.on_disk else 0
+    if row == "conversation":
+        return 1 if lane.in_messages else 0
+    return 2 if lane.lagging else (1 if lane.in_system else 0)
+
+
 def swimlane_figure(recording: Recording) -> go.Figure:
-    """Experiment 2: for both groups, memory on disk vs in the prompt, day 1 and day 2."""
+    """Experiment 2: for every recorded design, where the memory is at each request, day 1 and day 2.
+
+    Three rows per group: in the system prompt (orange while the disk has a note it does not show yet),
+    in the conversation (the request's other messages), on disk.
+    """
     rows, z, hover = [], [], []
     columns = None
-    for group in ("refresh", "frozen"):
+    group_names = groups(recording)
+    for group in group_names:
         group_lanes = lanes(recording, group)
         columns = [f"D{l.day}·{l.round}" for l in group_lanes]
-        disk_row = [1 if l.on_disk else 0 for l in group_lanes]
-        ctx_row = [2 if l.lagging else (1 if l.in_context else 0) for l in group_lanes]
-        rows += [f"{GROUP_LABELS[group]} · 磁盘上", f"{GROUP_LABELS[group]} · 上下文里"]
-        z += [disk_row, ctx_row]
-        hover += [[_hover(l, "disk") for l in group_lanes], [_hover(l, "context") for l in group_lanes]]
+        for key, label in LANE_ROWS:
+            rows.append(f"{GROUP_LABELS.get(group, group)} · {label}")
+            z.append([_lane_cell(l, key) for l in group_lanes])
+            hover.append([_hover(l, key) for l in group_lanes])
     fig = go.Figure(go.Heatmap(
         z=z, x=columns, y=rows, text=hover, hoverinfo="text", colorscale=LANE_COLORS, zmin=0, zmax=2,
-        showscale=False, xgap=2, ygap=4))
+        showscale=False, xgap=2, ygap=3))
     day2 = next(i for i, c in enumerate(columns) if c.startswith("D2"))
     fig.add_vline(x=day2 - 0.5, line_width=2, line_color="#111827")
-    fig.add_annotation(x=day2 - 0.5, y=1.08, yref="paper", text="第二天:新会话", showarrow=False)
-    ranges = {"两组": [-0.5, 3.5], f"只看{GROUP_LABELS['refresh']}": [-0.5, 1.5],
-              f"只看{GROUP_LABELS['frozen']}": [1.5, 3.5]}
+    fig.add_annotation(x=day2 - 0.5, y=1.06, yref="paper", text="第二天:新会话", showarrow=False)
+    n = len(LANE_ROWS)
+    for g in range(1, len(group_names)):  # a rule between groups
+        fig.add_hline(y=g * n - 0.5, line_width=1, line_color="#9ca3af")
+    ranges = {"全部": [-0.5, len(rows) - 0.5]}
+    ranges.update({f"只看{GROUP_LABELS.get(g, g)}": [i * n - 0.5, (i + 1) * n - 0.5] for i, g in enumerate(group_names)})
     fig.update_layout(
-        height=330, margin=dict(l=10, r=10, t=60, b=40), yaxis=dict(autorange="reversed"),
+        height=140 + 34 * len(rows), margin=dict(l=10, r=10, t=70, b=40), yaxis=dict(autorange="reversed"),
         xaxis_title="第几天 · 第几轮请求",
-        updatemenus=[dict(type="buttons", direction="right", x=0, y=1.25, xanchor="left",
+        updatemenus=[dict(type="buttons", direction="right", x=0, y=1.16, xanchor="left",
                           buttons=[dict(label=name, method="relayout",
                                         args=[{"yaxis.range": ranges[name][::-1]}]) for name in ranges])])
     return fig
 
 
-def _hover(lane, which: str) -> str:
-    entries = lane.on_disk if which == "disk" else lane.in_context
-    where = "MEMORY.md 里" if which == "disk" else "这次请求的 system prompt 里"
-    body = "<br>".join(_short(e) for e in entries) or "(空)"
-    extra = "<br><b>磁盘上已有,prompt 里还没有</b>" if which == "context" and lane.lagging else ""
-    extra += "<br>这一轮之前刚刷新了 system prompt" if lane.refreshed and which == "context" else ""
-    return f"{lane.session} 第 {lane.round} 轮<br>{where}:<br>{body}{extra}"
+def _hover(lane, row: str) -> str:
+    head = f"{lane.session} 第 {lane.round} 轮"
+    if row == "disk":
+        body = "<br>".join(_short(e) for e in lane.on_disk) or "(空)"
+        return f"{head}<br>MEMORY.md 里:<br>{body}"
+    if row == "conversation":
+        body = "<br>".join(_short(e) for e in lane.in_messages) or "(没有)"
+        where = "、".join(PLACE_LABELS.get(p, p) for p in lane.places)
+        extra = f"<br>在:{where}" if where else ""
+        extra += "<br>这一轮之前刚追加了一条记忆消息" if lane.appended else ""
+        extra += "<br>这一轮之前刚改写了第一条 user 消息" if lane.rewritten else ""
+        return f"{head}<br>这次请求的对话里(system 之外的消息):<br>{body}{extra}"
+    body = "<br>".join(_short(e) for e in lane.in_system) or "(空)"
+    extra = "<br><b>磁盘上已有,system prompt 里还没有</b>" if lane.lagging else ""
+    extra += "<br>这一轮之前刚重建了 system prompt" if lane.refreshed else ""
+    return f"{head}<br>这次请求的 system prompt 里:<br>{body}{extra}"
 
 
 # -- Experiment 1: the prefix break -------------------------------------------------------------

@@ -86,7 +86,7 @@ def check_hit(recording, session: str, round_no: int, guess) -> str:
 
 SECOND_WRITE_ROUND = 8
 SECOND_NOTE = "units/convert.py: the number pattern must accept a leading minus sign (negative temperatures)."
-TOLERANCE = 2  # tokens: where the entry delimiter "\n§\n" splits is hard to guess by hand
+TOLERANCE = 1  # token: where the entry delimiter "\n§\n" splits is hard to guess by hand
 
 
 def _with_note(system: str, note: str) -> str:
