@@ -1,0 +1,376 @@
+"""The chapter's evolution map: one data file, one component, shown by every lesson.
+
+    from prefixlab.presenting.evolution import evolution_map, lessons_view, next_lesson
+    evolution_map("a6-1")        # the map, "你在这里" on lesson A6·1's stages; glues every number
+    lessons_view()               # the chapter's lessons in order (the landing page)
+    next_lesson("a6-1")          # the lesson after A6·1: Lesson(label, title, page)
+
+The data is ``data/a6-evolution.yml`` (its header documents the fields and the query language).
+Every number on the map is computed here, from a recording under ``data/recordings/``, by the
+query its evidence entry states; nothing on the map is typed. ``evolution_map`` also glues each
+number under its evidence name (MyST-NB ``glue``), so a lesson's prose can cite the same value.
+
+The view has ``text/html`` (the book, JupyterLab) and ``text/plain`` (what nbval compares: every
+stage, every number). Links go to the lessons' pages as the book builds them (``<page>.html``).
+"""
+from __future__ import annotations
+
+import html
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from prefixlab.cache import calculator, composition
+from prefixlab.cache.counterfactual import remembered_notes
+from prefixlab.paths import A6_EVOLUTION, RECORDINGS
+from prefixlab.recording.format import Call, Recording, load
+
+from .book.glue import glue_text, shown
+
+HERE = "你在这里"
+AT_CHOICES = ("first", "last", "all", "compaction", "after_compaction", "system_change")
+MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
+            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups")
+
+
+class MapError(ValueError):
+    """The map's data file is wrong, or a query cannot be answered; the message says which."""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    label: str
+    title: str
+    page: str | None  # book-root relative, no extension; None while the lesson is not written
+
+    def href(self, from_page: str | None = None) -> str | None:
+        """The built page's URL relative to ``from_page`` (a page path like ``book/x``)."""
+        if self.page is None:
+            return None
+        start = posixpath.dirname(from_page) if from_page else "book"
+        return posixpath.relpath(f"{self.page}.html", start or ".")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    name: str
+    label: str
+    query: dict
+
+
+@dataclass(frozen=True)
+class Stage:
+    id: str
+    title: str
+    lesson: str
+    solved: str
+    stuck: str
+    evidence: tuple[Evidence, ...] = ()
+    naive: bool = False
+    branch: bool = False
+    after: str | None = None
+
+
+@dataclass(frozen=True)
+class EvolutionMap:
+    chapter: dict
+    lessons: tuple[Lesson, ...]
+    stages: tuple[Stage, ...]
+
+    def lesson(self, lesson_id: str) -> Lesson:
+        for lesson in self.lessons:
+            if lesson.id == lesson_id:
+                return lesson
+        raise MapError(f"no lesson {lesson_id!r}; lessons: {', '.join(l.id for l in self.lessons)}")
+
+
+def load_map(path: Path = A6_EVOLUTION) -> EvolutionMap:
+    """Read and check the data file: known lessons, unique glue names, placeholders that exist."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    lessons = tuple(Lesson(l["id"], l["label"], l["title"], l.get("page")) for l in data["lessons"])
+    ids = {l.id for l in lessons}
+    stages, names = [], set()
+    for s in data["stages"]:
+        if s["lesson"] not in ids:
+            raise MapError(f"{path}: stage {s['id']!r} names an unknown lesson {s['lesson']!r}")
+        evidence = tuple(Evidence(e["name"], e["label"], e["query"]) for e in s.get("evidence") or [])
+        for e in evidence:
+            if e.name in names:
+                raise MapError(f"{path}: evidence name {e.name!r} is used twice")
+            names.add(e.name)
+            check_query(e.query, f"{path}: {e.name}")
+        mine = {e.name for e in evidence}
+        for text in (s["solved"], s["stuck"]):
+            unknown = set(re.findall(r"\{(\w+)\}", text)) - mine
+            if unknown:
+                raise MapError(f"{path}: stage {s['id']!r} cites {sorted(unknown)}, which is not its evidence")
+        stages.append(Stage(s["id"], s["title"], s["lesson"], s["solved"], s["stuck"], evidence,
+                            bool(s.get("naive")), bool(s.get("branch")), s.get("after")))
+    stage_ids = {s.id for s in stages}
+    for s in stages:
+        if s.branch and s.after not in stage_ids:
+            raise MapError(f"{path}: branch {s.id!r} comes after an unknown stage {s.after!r}")
+    return EvolutionMap(data["chapter"], lessons, tuple(stages))
+
+
+# -- queries over a recording -----------------------------------------------------------------------
+
+def check_query(query: dict, where: str) -> None:
+    for key in ("recording", "session", "at", "measure"):
+        if key not in query:
+            raise MapError(f"{where}: the query has no {key!r}")
+    at = str(query["at"])
+    if at not in AT_CHOICES and not re.fullmatch(r"round \d+", at):
+        raise MapError(f"{where}: unknown 'at' {at!r}; choose one of {', '.join(AT_CHOICES)} or 'round N'")
+    if query["measure"].split()[0] not in MEASURES:
+        raise MapError(f"{where}: unknown measure {query['measure']!r}; choose one of {', '.join(MEASURES)}")
+
+
+@lru_cache(maxsize=8)
+def _recording(name: str) -> Recording:
+    return load(RECORDINGS / name)
+
+
+def select(recording: Recording, sessions: list[str], at: str) -> list[Call]:
+    """The calls of ``sessions`` (in recorded order) that ``at`` picks."""
+    calls = [c for c in recording.calls if c.session in sessions]
+    if not calls:
+        raise MapError(f"{recording.path.name}: no calls in session(s) {sessions}")
+    if at == "all":
+        return calls
+    if at == "first":
+        return calls[:1]
+    if at == "last":
+        return calls[-1:]
+    if at.startswith("round "):
+        picked = [c for c in calls if c.kind == "model_call" and c.round == int(at.split()[1])]
+    elif at == "compaction":
+        picked = [c for c in calls if c.kind == "compaction"][:1]
+    elif at == "after_compaction":
+        first = next((i for i, c in enumerate(calls) if c.kind == "compaction"), None)
+        picked = [c for c in calls[first + 1:] if c.kind == "model_call"][:1] if first is not None else []
+    else:  # system_change
+        picked = [b for a, b in zip(calls, calls[1:])
+                  if b.request["messages"][0] != a.request["messages"][0]][:1]
+    if not picked:
+        raise MapError(f"{recording.path.name}: {sessions} has no call at {at!r}")
+    return picked
+
+
+def _rule(recording: Recording) -> str:
+    rule = recording.manifest.get("rule")
+    if not rule:
+        raise MapError(f"{recording.path.name}: the manifest names no rule (measure rule_tokens / with_rule)")
+    return rule
+
+
+def _rule_tokens(recording: Recording, call: Call) -> int:
+    att = calculator.prepare(recording).attributions[call.seq]
+    return sum(o.tokens for o in composition.find(att, _rule(recording), call.request["messages"]))
+
+
+def evaluate(query: dict):
+    """The value a query asks for (int, or bool for ``note_in_system``)."""
+    check_query(query, "query")
+    recording = _recording(query["recording"])
+    sessions = query["session"] if isinstance(query["session"], list) else [query["session"]]
+    calls = select(recording, sessions, str(query["at"]))
+    measure, *arg = query["measure"].split()
+    if measure == "requests":
+        return len(calls)
+    if measure == "follow_ups":
+        return len(calls) - 1
+    if measure == "with_rule":
+        return sum(1 for c in calls if _rule_tokens(recording, c) > 0)
+    if measure == "full_reuse":
+        return sum(1 for a, b in zip(calls, calls[1:]) if b.cached_tokens == a.prompt_tokens)
+    if len(calls) != 1:
+        raise MapError(f"measure {measure!r} needs one call; 'at: {query['at']}' selects {len(calls)}")
+    call = calls[0]
+    if measure == "prompt_tokens":
+        return call.prompt_tokens
+    if measure == "cached_tokens":
+        return call.cached_tokens
+    if measure == "recomputed":
+        return call.prompt_tokens - call.cached_tokens
+    if measure == "rule_tokens":
+        return _rule_tokens(recording, call)
+    if measure == "part_tokens":
+        att = calculator.prepare(recording).attributions[call.seq]
+        return composition.tokens_by_part(att, call.request["messages"])[arg[0]]
+    if measure == "messages_from":
+        other = {json.dumps(m, sort_keys=True) for c in recording.session_calls(arg[0])
+                 for m in c.request["messages"][1:]}
+        return sum(1 for m in call.request["messages"][1:] if json.dumps(m, sort_keys=True) in other)
+    # note_in_system
+    notes = remembered_notes(recording, arg[0])
+    return bool(notes) and notes[0] in call.request["messages"][0]["content"]
+
+
+# -- the view ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StageView:
+    stage: Stage
+    lesson: Lesson
+    here: bool
+    values: dict = field(default_factory=dict)  # evidence name -> value
+
+    def text(self, template: str) -> str:
+        return template.format(**{k: shown(v) for k, v in self.values.items()})
+
+
+@dataclass(frozen=True)
+class MapView:
+    title: str
+    stages: tuple[StageView, ...]
+    current: str | None
+    from_page: str | None
+
+    def _ordered(self) -> list[StageView]:
+        """Main stages in order, each side branch right after the stage it leaves from."""
+        out = []
+        for view in (v for v in self.stages if not v.stage.branch):
+            out.append(view)
+            out += [b for b in self.stages if b.stage.branch and b.stage.after == view.stage.id]
+        return out
+
+    def __repr__(self) -> str:
+        lines = [f"{self.title}" + (f"(★ = {HERE})" if self.current else "")]
+        number = 0
+        for view in self._ordered():
+            s, lesson = view.stage, view.lesson
+            status = "" if lesson.page else "(未上线)"
+            star = " ★" if view.here else ""
+            if s.branch:
+                head = f"   ↘ 岔路:{s.title} · {lesson.label}{status}{star}"
+                indent = "     "
+            else:
+                number += 1
+                head = f"{number}. {s.title} · {lesson.label}{status}{star}"
+                indent = "   "
+            lines += [head, f"{indent}解决了:{view.text(s.solved)}", f"{indent}卡在:{view.text(s.stuck)}"]
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        items, number = [], 0
+        for view in self._ordered():
+            s, lesson = view.stage, view.lesson
+            href = lesson.href(self.from_page)
+            badge = (f'<a href="{e(href)}">{e(lesson.label)}</a>' if href else
+                     f'{e(lesson.label)}<span style="color:#6b7280">(未上线)</span>')
+            if not s.branch:
+                number += 1
+            mark = "↘ 岔路" if s.branch else f"{number}"
+            here = (f'<span class="prefixlab-evolution__here" style="background:#f59e0b;color:#111827;'
+                    f'border-radius:3px;padding:0 .4em;margin-left:.5em;font-size:.85em">{HERE}</span>'
+                    if view.here else "")
+            naive = ('<span style="color:#6b7280;font-size:.85em;margin-left:.5em">朴素做法</span>'
+                     if s.naive else "")
+            evidence = "".join(
+                f'<li>{e(ev.label)}:<b>{e(shown(view.values[ev.name]))}</b> '
+                f'<code style="font-size:.85em">{e(_describe(ev.query))}</code></li>' for ev in s.evidence)
+            details = (f'<details style="margin-top:.3rem"><summary style="cursor:pointer;font-size:.9em">'
+                       f'证据:{len(s.evidence)} 个录制数字</summary><ul style="margin:.3rem 0;font-size:.9em">'
+                       f'{evidence}</ul></details>') if s.evidence else ""
+            border = "#f59e0b" if view.here else ("#9ca3af" if s.branch else "#2563eb")
+            style = (f"border:1px solid var(--pst-color-border,#d0d7de);border-left:5px solid {border};"
+                     "border-radius:6px;padding:.5rem .8rem;margin:.2rem 0;"
+                     + ("margin-left:2.5rem;border-style:dashed;" if s.branch else "")
+                     + ("background:rgba(245,158,11,.08);" if view.here else ""))
+            items.append(
+                f'<li class="prefixlab-evolution__stage" data-stage="{e(s.id)}" style="{style}">'
+                f'<div><b>{e(mark)} · {e(s.title)}</b>{naive}{here}'
+                f'<span style="float:right;font-size:.9em">{badge}</span></div>'
+                f'<div style="margin-top:.25rem">✓ <b>解决了</b>:{e(view.text(s.solved))}</div>'
+                f'<div>✗ <b>卡在</b>:{e(view.text(s.stuck))}</div>{details}</li>')
+            if not s.branch:
+                items.append('<li aria-hidden="true" style="text-align:center;color:#9ca3af;'
+                             'line-height:1;margin:0">↓</li>')
+        if items and items[-1].startswith('<li aria-hidden'):
+            items.pop()
+        return (f'<div class="prefixlab-evolution" role="figure" aria-label="{e(self.title)}">'
+                f'<div style="font-weight:600;margin-bottom:.3rem">{e(self.title)}</div>'
+                f'<ol style="list-style:none;padding:0;margin:0">{"".join(items)}</ol></div>')
+
+
+def _describe(query: dict) -> str:
+    sessions = query["session"] if isinstance(query["session"], list) else [query["session"]]
+    return f"{query['recording']} · {'+'.join(sessions)} · {query['at']} · {query['measure']}"
+
+
+def evolution_map(current: str | None = None, *, glue: bool = True, path: Path = A6_EVOLUTION,
+                  from_page: str | None = None) -> MapView:
+    """The map with "你在这里" on the stages of lesson ``current`` (None: the landing page).
+
+    Every evidence value is computed now; with ``glue`` it is also glued under its name.
+    ``from_page`` (book-root relative) is where the links start; default: the current lesson's page.
+    """
+    data = load_map(path)
+    if current is not None:
+        data.lesson(current)  # an unknown lesson raises
+        from_page = from_page or data.lesson(current).page
+    views = []
+    for stage in data.stages:
+        values = {ev.name: evaluate(ev.query) for ev in stage.evidence}
+        if glue:
+            for name, value in values.items():
+                glue_text(name, value)
+        views.append(StageView(stage, data.lesson(stage.lesson), stage.lesson == current, values))
+    title = f"{data.chapter['title']} · 演进地图"
+    return MapView(title, tuple(views), current, from_page or data.chapter.get("page"))
+
+
+@dataclass(frozen=True)
+class LessonsView:
+    """The chapter's lessons in order, linked where the page exists."""
+
+    lessons: tuple[Lesson, ...]
+    stages: dict  # lesson id -> stage titles
+    from_page: str | None
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{l.label} {l.title}" + ("" if l.page else "(未上线)")
+                         + (f":{'、'.join(self.stages.get(l.id, []))}" if self.stages.get(l.id) else "")
+                         for l in self.lessons)
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        printer.text(repr(self))
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        rows = []
+        for l in self.lessons:
+            href = l.href(self.from_page)
+            title = f'<a href="{e(href)}">{e(l.title)}</a>' if href else f'{e(l.title)}(未上线)'
+            stages = "、".join(self.stages.get(l.id, []))
+            rows.append(f"<tr><td>{e(l.label)}</td><td>{title}</td><td>{e(stages)}</td></tr>")
+        return ('<table class="table prefixlab-table"><thead><tr><th>课</th><th>问题</th><th>地图上的阶段</th>'
+                f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def lessons_view(path: Path = A6_EVOLUTION, from_page: str | None = None) -> LessonsView:
+    data = load_map(path)
+    stages: dict[str, list[str]] = {}
+    for s in data.stages:
+        stages.setdefault(s.lesson, []).append(s.title)
+    return LessonsView(data.lessons, stages, from_page or data.chapter.get("page"))
+
+
+def next_lesson(current: str, path: Path = A6_EVOLUTION) -> Lesson | None:
+    """The lesson after ``current`` in the chapter's order (None after the last one)."""
+    data = load_map(path)
+    ids = [l.id for l in data.lessons]
+    data.lesson(current)
+    i = ids.index(current)
+    return data.lessons[i + 1] if i + 1 < len(ids) else None

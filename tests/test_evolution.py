@@ -1,0 +1,113 @@
+"""The chapter's evolution map: the data file, the queries over recordings, the view."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from prefixlab.paths import A6_EVOLUTION, REPO_ROOT
+from prefixlab.presenting import evolution
+from prefixlab.presenting.evolution import MapError, evaluate, evolution_map, load_map, next_lesson
+
+T10 = "t10-smollm2-llamacpp"
+
+
+def write(tmp_path: Path, stages: str, lessons: str | None = None) -> Path:
+    lessons = lessons or """\
+        - {id: one, label: "L1", title: "第一课", page: book/a6-2-memory-timing}
+        - {id: two, label: "L2", title: "第二课", page: null}
+    """
+    path = tmp_path / "map.yml"
+    path.write_text("chapter: {id: x, title: \"测试章\", page: book/index}\nlessons:\n"
+                    + textwrap.indent(textwrap.dedent(lessons), "  ") + "stages:\n"
+                    + textwrap.indent(textwrap.dedent(stages), "  "), encoding="utf-8")
+    return path
+
+
+STAGES = """\
+    - id: refresh
+      title: "写入就刷新"
+      lesson: one
+      naive: true
+      solved: "马上用得上。"
+      stuck: "那一轮只命中 {t_cached} 个 <token>。"
+      evidence:
+        - name: t_cached
+          label: "刷新那一轮的命中"
+          query: {recording: t10-smollm2-llamacpp, session: refresh-day1, at: system_change, measure: cached_tokens}
+    - id: later
+      title: "以后"
+      lesson: two
+      solved: "还没有"
+      stuck: "还没有"
+    - id: side
+      title: "岔路"
+      lesson: two
+      branch: true
+      after: refresh
+      solved: "a"
+      stuck: "b"
+"""
+
+
+def test_view_marks_the_current_lesson_links_and_escapes(tmp_path):
+    view = evolution_map("one", glue=False, path=write(tmp_path, STAGES))
+    text = repr(view)
+    assert "1. 写入就刷新 · L1 ★" in text and "2. 以后 · L2(未上线)" in text
+    assert text.index("↘ 岔路:岔路") < text.index("2. 以后")  # the branch follows the stage it leaves
+    cached = view.stages[0].values["t_cached"]
+    assert f"只命中 {cached:,} 个 <token>" in text
+    page = view._repr_html_()
+    assert evolution.HERE in page and page.count(evolution.HERE) == 1
+    assert 'href="a6-2-memory-timing.html"' in page
+    assert "&lt;token&gt;" in page and "<token>" not in page
+    assert "★" not in repr(evolution_map(None, glue=False, path=write(tmp_path, STAGES)))
+
+
+def test_glue_stores_each_number_under_its_name(tmp_path, monkeypatch):
+    glued = {}
+    monkeypatch.setattr(evolution, "glue_text", lambda name, value: glued.setdefault(name, value))
+    evolution_map("one", path=write(tmp_path, STAGES))
+    assert set(glued) == {"t_cached"}
+
+
+@pytest.mark.parametrize("query, value", [
+    ({"session": "frozen-day1", "at": "all", "measure": "follow_ups"}, None),
+    ({"session": "frozen-day1", "at": "round 2", "measure": "cached_tokens"}, None),
+    ({"session": "refresh-day2", "at": "first", "measure": "messages_from refresh-day1"}, 0),
+    ({"session": "frozen-day1", "at": "first", "measure": "part_tokens tools"}, None),
+])
+def test_queries(query, value):
+    result = evaluate({"recording": T10, **query})
+    assert isinstance(result, int) and result >= 0
+    if value is not None:
+        assert result == value
+
+
+def test_a_query_that_cannot_be_answered_says_why():
+    with pytest.raises(MapError, match="no call at 'compaction'"):
+        evaluate({"recording": T10, "session": "frozen-day1", "at": "compaction", "measure": "prompt_tokens"})
+    with pytest.raises(MapError, match="needs one call"):
+        evaluate({"recording": T10, "session": "frozen-day1", "at": "all", "measure": "prompt_tokens"})
+    with pytest.raises(MapError, match="unknown measure"):
+        evaluate({"recording": T10, "session": "frozen-day1", "at": "first", "measure": "tokens"})
+    with pytest.raises(MapError, match="names no rule"):
+        evaluate({"recording": T10, "session": "frozen-day1", "at": "first", "measure": "rule_tokens"})
+
+
+def test_bad_data_files_are_refused(tmp_path):
+    with pytest.raises(MapError, match="unknown lesson"):
+        load_map(write(tmp_path, STAGES.replace("lesson: two\n      solved: \"还没有\"", "lesson: nine\n      solved: \"还没有\"")))
+    with pytest.raises(MapError, match="not its evidence"):
+        load_map(write(tmp_path, STAGES.replace("{t_cached}", "{other}")))
+    with pytest.raises(MapError, match="unknown 'at'"):
+        load_map(write(tmp_path, STAGES.replace("at: system_change", "at: sometimes")))
+
+
+def test_next_lesson_follows_the_chapter_order():
+    assert next_lesson("a6-1").id == "a6-2"
+    assert next_lesson("a6-r") is None
+    with pytest.raises(MapError):
+        next_lesson("a9-9")
+    assert A6_EVOLUTION.is_file()
