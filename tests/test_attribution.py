@@ -86,7 +86,7 @@ def test_api_blocks_have_kinds_and_no_glue(tok):
     att = attribute(TEMPLATE, tok, conversation(), TOOLS)
     api = att.rule_blocks(api=True)
     assert [b.name for b in api] == ["base", "agents_md", "memory_header", "memory_body", "tool:read_file",
-                                     "tool:remember", "user#1", "assistant#2", "tool#3"]
+                                     "tool:remember", "user#1", "assistant#2", "assistant#2:tool_use", "tool#3"]
     assert {b.kind for b in api[:4]} == {"system"} and {b.kind for b in api[4:6]} == {"tools"}
     local = att.rule_blocks()
     assert [b.name for b in local] == names(att) and local[-1].end == len(att.ids)
@@ -182,3 +182,23 @@ def test_the_memory_block_of_a_first_user_message_keeps_its_names_after_the_tool
     assert (body.kind, body.section, body.message) == ("message", "message", 1)
     assert att.text[att.block("user#1").char_start:att.block("user#1").char_end] == "\n\n# Task\n\nFix the bug."
     assert list(att.ids) == prompt_token_ids(TEMPLATE, tok, messages, TOOLS)
+
+
+def test_assistant_text_and_its_tool_calls_are_two_api_blocks():
+    # The Anthropic API merges only runs of tool_use blocks into one lookback position; a text
+    # block before them is a position of its own, so the API view splits the turn in two.
+    from prefixlab.cache import calculator
+    from prefixlab.cache.rules.anthropic import api_blocks
+    from prefixlab.cache.rules.base import Request
+    from prefixlab.paths import RECORDINGS
+
+    replay = calculator.prepare(RECORDINGS / "t10-smollm2-llamacpp")
+    att = replay.attributions[5]
+    blocks = {b.name: b for b in att.rule_blocks(api=True)}
+    text, calls = blocks["assistant#2"], blocks["assistant#2:tool_use"]
+    assert text.part == "" and calls.part == "tool_use" and text.end == calls.start
+    assert att.token_text(calls.start, calls.end).startswith("<tool_call>")
+    assert "assistant#2" in {b.name for b in att.rule_blocks(api=False)}  # the local view keeps one tile
+    positions = [ab.position for ab in api_blocks(Request(att.ids, blocks=att.rule_blocks(api=True)))]
+    names = [ab.block.name for ab in api_blocks(Request(att.ids, blocks=att.rule_blocks(api=True)))]
+    assert positions[names.index("assistant#2:tool_use")] == positions[names.index("assistant#2")] + 1

@@ -45,6 +45,7 @@ from .tokenizer import text_token_spans
 
 BOS, EOS = "<|im_start|>", "<|im_end|>"  # what the server passes as bos_token / eos_token (render_chat defaults)
 SYSTEM_BLOCKS = ("base", "agents_md", "memory_header", "memory_body")
+TOOL_CALL_OPEN = "<tool_call>"  # how the Qwen3 template starts each printed tool call
 
 
 class AttributionError(ValueError):
@@ -137,9 +138,21 @@ class Attribution:
                 continue
             if b.kind == "tools" and self.tool_spans:
                 out.extend(Block(t.name, "tools", t.start, t.end) for t in self.tool_spans)
+            elif b.part == "tool_use":
+                out.extend(self._text_and_tool_use(b))
             else:
                 out.append(Block(b.name, b.section, b.start, b.end, b.part))
         return tuple(out)
+
+    def _text_and_tool_use(self, b: BlockSpan) -> list[Block]:
+        """An assistant turn with text before its tool calls is two API content blocks, a text block
+        and the tool_use run; only the run merges into one lookback position on the Anthropic API."""
+        call = self.text.find(TOOL_CALL_OPEN, b.char_start, b.char_end)
+        if call < 0 or not self.text[b.char_start:call].strip():
+            return [Block(b.name, b.section, b.start, b.end, b.part)]
+        split = bisect.bisect_left([start for start, _ in self.offsets], call, b.start, b.end)
+        return [Block(b.name, b.section, b.start, split),
+                Block(f"{b.name}:tool_use", b.section, split, b.end, b.part)]
 
 
 def split_system_prompt(text: str) -> list[tuple[str, str]] | None:
