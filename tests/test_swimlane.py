@@ -1,9 +1,10 @@
 import pytest
 
+from prefixlab.paths import RECORDINGS
 from prefixlab.presenting.swimlane import groups, lanes, memory_in_prompt
-from prefixlab.recording.format import find_recordings, load
+from prefixlab.recording.format import load
 
-RECORDING = find_recordings()[0]
+RECORDING = RECORDINGS / "t10-smollm2-llamacpp"  # the book's recording (others may sort before it)
 
 
 @pytest.fixture(scope="module")
