@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from prefixlab.cache.calculator import analyze
+from prefixlab.paths import RECORDINGS
 from prefixlab.presenting import charts, exercises
-from prefixlab.recording.format import find_recordings, load
+from prefixlab.recording.format import load
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))
@@ -74,7 +75,7 @@ def shows_number(text: str, n: int) -> bool:
 
 @pytest.fixture(scope="module")
 def rec():
-    return load(find_recordings()[0])
+    return load(RECORDINGS / "t10-smollm2-llamacpp")  # the book's recording
 
 
 def test_exercise_1_answer_is_not_on_the_page_before_it(rec):

@@ -1,13 +1,14 @@
 """The book's figures are built from the recording and switch precomputed scenarios in plotly.js."""
 import pytest
 
+from prefixlab.paths import RECORDINGS
 from prefixlab.presenting import charts
-from prefixlab.recording.format import find_recordings, load
+from prefixlab.recording.format import load
 
 
 @pytest.fixture(scope="module")
 def rec():
-    return load(find_recordings()[0])
+    return load(RECORDINGS / "t10-smollm2-llamacpp")  # the book's recording
 
 
 def test_prefix_break_figure_has_a_menu_per_rule_and_a_slider_per_k(rec):

@@ -3,13 +3,14 @@ and no guess a reader could take from the page (a number it shows, the example i
 import pytest
 
 from prefixlab.cache.calculator import analyze
+from prefixlab.paths import RECORDINGS
 from prefixlab.presenting import exercises
-from prefixlab.recording.format import find_recordings, load
+from prefixlab.recording.format import load
 
 
 @pytest.fixture(scope="module")
 def rec():
-    return load(find_recordings()[0])
+    return load(RECORDINGS / "t10-smollm2-llamacpp")  # the book's recording
 
 
 def _row(rec, session, round_no):

@@ -93,7 +93,7 @@ def _hover(lane, row: str) -> str:
 RULE_OPTIONS = [
     ("本机 llama-server(录制时的真实规则)", "llamacpp", {}),
     ("Anthropic · Claude Opus 5 · 自动缓存", "anthropic", {"model": "claude-opus-5"}),
-    ("Anthropic · Opus 5 · 自动缓存 + 稳定段末尾显式断点", "anthropic",
+    ("Anthropic · Opus 5 · 自动缓存 + 稳定段末尾显式缓存断点", "anthropic",
      {"model": "claude-opus-5", "breakpoints": "memory_header"}),
     ("Anthropic · Claude Haiku 4.5 · 自动缓存", "anthropic", {"model": "claude-haiku-4-5"}),
     ("OpenAI(自动缓存)", "openai", {}),
@@ -138,8 +138,8 @@ def _row_hover(row, k: int) -> str:
     if row.measured is not None and measures(row.rule):
         head += f"<br>实测命中 {row.measured}"
     if row.break_block:
-        head += (f"<br>前缀断在:<b>{row.break_block}</b>"
-                 f"<br>断点前:…{_esc(row.before_break)}<br>断点后:{_esc(row.after_break)}…")
+        head += (f"<br>前缀在 <b>{row.break_block}</b> 被打断"
+                 f"<br>打断处之前:…{_esc(row.before_break)}<br>打断处之后:{_esc(row.after_break)}…")
     return head
 
 
