@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from prefixlab.cache import calculator, counterfactual, pricing
+from prefixlab.cache import calculator, counterfactual, pricing, rules
 from prefixlab.cache.rules.anthropic import explicit, min_cacheable_tokens
 from prefixlab.presenting import report
 from prefixlab.presenting.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, resolve, run_module
@@ -260,3 +260,9 @@ def test_day_two_is_shown_both_ways_under_claudes_cache(lab):
     # seconds after day 1, Claude's cache still holds day 1's entries; a day later it holds nothing
     assert recorded["read"] > next_day["read"] and recorded["usd"] < next_day["usd"]
     assert "本地服务器的性质" in lab.report()
+
+
+def test_an_openai_rule_shows_its_own_two_readings(lab):
+    s = lab.update(session="frozen-day2", rule="openai-breakpoints")
+    assert all(r["rule"] == rules.get("openai-breakpoints").LABEL and r["usd"] is None for r in s.readings)
+    assert s.readings[-1]["label"].startswith("隔一天")

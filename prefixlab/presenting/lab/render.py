@@ -62,9 +62,10 @@ def reading_lines(readings: list[dict]) -> list[str]:
     """The session's cost under Claude's cache with the recorded clock and a day later, side by side."""
     if not readings:
         return []
-    lines = ["这个会话在 Claude 的缓存下(时间怎么算,结果不同):"]
+    lines = [f"这个会话在 {readings[0]['rule']} 的缓存下(时间怎么算,结果不同):"]
     for r in readings:
-        lines.append(f"  {r['label']}:从缓存读 {r['read']:,} / {r['prompt']:,} token,${r['usd']:.6f}")
+        cost = "" if r["usd"] is None else f",${r['usd']:.6f}"
+        lines.append(f"  {r['label']}:从缓存读 {r['read']:,} / {r['prompt']:,} token{cost}")
     if len(readings) == 1:
         lines.append("  两种算法结果一样:这个会话读到的都是同一天里自己写下的条目")
     else:

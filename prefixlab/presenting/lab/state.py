@@ -375,15 +375,20 @@ def conversion_notes(recording, c: Controls) -> list[str]:
 
 
 def day_readings(replay, c: Controls, price_settings: dict) -> list[dict]:
-    """The session under Claude's cache, read two ways: with the recorded clock (day 2 seconds after
-    day 1, as on our local server) and with a day between recorded days (every cloud entry expired)."""
+    """The session under a cloud cache, read two ways: with the recorded clock (day 2 seconds after
+    day 1, as on our local server) and with a day between recorded days (every cloud entry expired).
+
+    The cloud rule is the one shown if it is a cloud rule, else Claude's; costs only under Claude's
+    (the lab's prices are Claude's)."""
     if c.k:
         return []
+    rule = c.rule if rules.get(c.rule).PROVIDER else PRICE_RULE
+    settings = price_settings if rule == PRICE_RULE else rule_settings(rule, c.model, c.breakpoint)
     out = []
     for label, gap in (("按录制时间(第二天紧跟第一天,几秒之后)", None),
                        ("隔一天(24 小时后,云端缓存早已过期)", calculator.NEXT_DAY_S)):
-        rows = calculator.analyze(replay, PRICE_RULE, c.session, between_days=gap, **rule_config_of(price_settings))
-        total = pricing.total_cost([r.prediction for r in rows], c.model)
-        out.append({"label": label, "read": sum(r.read for r in rows), "prompt": sum(r.prompt_tokens for r in rows),
-                    "usd": total.total})
+        rows = calculator.analyze(replay, rule, c.session, between_days=gap, **rule_config_of(settings))
+        usd = pricing.total_cost([r.prediction for r in rows], c.model).total if rule == PRICE_RULE else None
+        out.append({"label": label, "rule": rule_label(rule), "read": sum(r.read for r in rows),
+                    "prompt": sum(r.prompt_tokens for r in rows), "usd": usd})
     return out if out[0]["read"] != out[1]["read"] else out[1:]
