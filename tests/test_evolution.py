@@ -51,6 +51,16 @@ STAGES = """\
 """
 
 
+def test_every_number_of_the_shipped_map_comes_from_its_query():
+    view = evolution_map("a6-2", glue=False)
+    values = {name: value for v in view.stages for name, value in v.values.items()}
+    assert values["a6map_refresh_recomputed"] > values["a6map_refresh_cached"] > 0
+    assert values["a6map_frozen_full"] == values["a6map_frozen_follow_ups"]
+    assert values["a6map_frozen_day2_note"] is True
+    for name, value in values.items():
+        assert evolution.shown(value) in repr(view), name
+
+
 def test_view_marks_the_current_lesson_links_and_escapes(tmp_path):
     view = evolution_map("one", glue=False, path=write(tmp_path, STAGES))
     text = repr(view)

@@ -48,6 +48,8 @@ def test_predicted_equals_measured_on_every_request(replay):
     # the full T10 recording proves every kind of session; a variant recorded with
     # --no-counterfactuals (e.g. the small host cache) proves the main sessions and the fork
     wanted = {"main", "fork", "counterfactual"} if rec.path.name == "t10-smollm2-llamacpp" else {"main", "fork"}
+    if rec.manifest["experiment"] == "T11":  # lesson A6·1: main sessions only (see test_t11_recording.py)
+        wanted = {"main"}
     assert wanted <= kinds or rec.manifest.get("policy") == "live"
 
 
@@ -109,6 +111,8 @@ def refresh_rounds(rec):
 
 def test_refresh_round_breaks_inside_the_memory_body(replay):
     rec = replay.recording
+    if rec.manifest["experiment"] != "T10":
+        pytest.skip("T11's system prompt changes by AGENTS.md edits, not memory (see test_t11_recording.py)")
     rounds = refresh_rounds(rec)
     assert rounds, "the refresh group must refresh its system prompt at least once"
     rows = {r.seq: r for r in calculator.analyze(replay, server_rule(replay))}

@@ -197,7 +197,6 @@ def main(argv=None) -> int:
 
     from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
     from prefixlab.serving.server import LlamaServer, free_port
-    from prefixlab.serving.state_size import kv_state_size
 
     from .recorder import base_provenance, llama_server_provenance
 
@@ -211,9 +210,7 @@ def main(argv=None) -> int:
     provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER, argv)
     provenance["recorder"]["command"] = "python -m prefixlab.record_t11 " + " ".join(argv)
     server = LlamaServer(port=args.port or free_port(), chat_template=CHAT_TEMPLATE).start()
-    provenance.update(llama_server_provenance(server))
-    # The size of a saved prompt state (what --cache-ram counts), measured once per model and binary.
-    provenance["server"]["kv_state"] = kv_state_size(server.binary, server.model, server.cache)
+    provenance.update(llama_server_provenance(server))  # with kv_state, the measured size of a saved prompt
 
     def restart(epoch: int) -> int:
         server.stop()
