@@ -294,11 +294,15 @@ class MapView:
                 f'<span style="float:right;font-size:.9em">{badge}</span></div>'
                 f'<div style="margin-top:.25rem">✓ <b>解决了</b>:{e(view.text(s.solved))}</div>'
                 f'<div>✗ <b>卡在</b>:{e(view.text(s.stuck))}</div>{details}</li>')
-            if not s.branch:
-                items.append('<li aria-hidden="true" style="text-align:center;color:#9ca3af;'
-                             'line-height:1;margin:0">↓</li>')
-        if items and items[-1].startswith('<li aria-hidden'):
-            items.pop()
+        arrow = '<li aria-hidden="true" style="text-align:center;color:#9ca3af;line-height:1;margin:0">↓</li>'
+        ordered = self._ordered()
+        with_arrows = []
+        for i, (view, item) in enumerate(zip(ordered, items)):
+            with_arrows.append(item)
+            nxt = ordered[i + 1] if i + 1 < len(ordered) else None
+            if nxt is not None and not nxt.stage.branch:
+                with_arrows.append(arrow)  # main line: after a stage and the branches that leave it
+        items = with_arrows
         return (f'<div class="prefixlab-evolution" role="figure" aria-label="{e(self.title)}">'
                 f'<div style="font-weight:600;margin-bottom:.3rem">{e(self.title)}</div>'
                 f'<ol style="list-style:none;padding:0;margin:0">{"".join(items)}</ol></div>')
