@@ -1,0 +1,3 @@
+def list_orders(request):
+    """GET /orders (see ../AGENTS.md)."""
+    raise NotImplementedError
