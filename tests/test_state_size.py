@@ -98,3 +98,15 @@ def test_a_known_size_makes_the_byte_limit_bind():
     differ = [(a.session, a.round) for a, b in zip(unknown, known) if a.read != b.read]
     assert ("frozen-day1", 1) in differ
     assert LlamaCppConfig(cache_ram_mib=64, state_bytes_per_token=23052).limit_bytes == 64 * 2**20
+
+
+@pytest.mark.server
+@pytest.mark.skipif(__import__("os").environ.get("PREFIXLAB_REAL_SERVER") != "1",
+                    reason="set PREFIXLAB_REAL_SERVER=1 to run the real llama-server")
+def test_the_real_server_state_size_is_affine_and_matches_the_shipped_recording(tmp_path):
+    from prefixlab.serving import server
+
+    binary, model = server.build_server(), server.fetch_model()
+    got = state_size.measure(binary, model, tmp_path, log=lambda m: None)
+    shipped = calculator.load_recording(RECORDINGS / "t10-cache-ram-64").provenance["server"]["kv_state"]
+    assert (got["fixed"], got["per_token"]) == (shipped["fixed"], shipped["per_token"])
