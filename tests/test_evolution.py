@@ -51,6 +51,21 @@ STAGES = """\
 """
 
 
+def test_the_shipped_map_is_valid_and_every_written_lesson_exists():
+    data = load_map()
+    assert [l.id for l in data.lessons][:2] == ["a6-1", "a6-2"]
+    for lesson in data.lessons:
+        if lesson.page:
+            assert (REPO_ROOT / f"{lesson.page}.ipynb").is_file(), lesson.page
+    assert (REPO_ROOT / f"{data.chapter['page']}.ipynb").is_file()
+    assert [s.id for s in data.stages if not s.branch] == [
+        "rules-in-message", "instruction-files", "refresh-at-once", "frozen-snapshot", "skills", "session-tree"]
+    # every stage of a written lesson is proved by recorded numbers
+    for stage in data.stages:
+        if data.lesson(stage.lesson).page:
+            assert stage.evidence, stage.id
+
+
 def test_every_number_of_the_shipped_map_comes_from_its_query():
     view = evolution_map("a6-2", glue=False)
     values = {name: value for v in view.stages for name, value in v.values.items()}
