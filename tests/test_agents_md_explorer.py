@@ -41,11 +41,15 @@ def test_text_views(explorer):
     assert "截掉" in small and "截掉" not in ex.loads_text(explorer)
 
 
-def test_figure_has_a_slider_step_per_cap_and_a_trace_per_file_part(explorer):
+def test_figure_has_a_slider_step_per_cap_each_showing_its_own_traces(explorer):
     fig = ex.loader_figure(explorer)
-    assert len(fig.data) == 2 * len(explorer.files) + 1
+    per_cap = 2 * len(explorer.files) + 1
+    assert len(fig.data) == per_cap * len(explorer.caps)
     steps = fig.layout.sliders[0].steps
-    assert [s.label for s in steps] == [f"{c:,}" for c in explorer.caps]
-    assert fig.layout.sliders[0].active == explorer.caps.index(AGENTS_MD_CAP)
-    for step in steps:
-        assert len(step.args[0]["x"]) == len(fig.data)
+    caps = sorted(explorer.caps, reverse=True)  # the default first; drag right to shrink
+    assert [s.label for s in steps] == [f"{c:,}" for c in caps]
+    assert fig.layout.sliders[0].active == caps.index(AGENTS_MD_CAP) == 0
+    assert sum(t.visible for t in fig.data) == per_cap
+    for i, step in enumerate(steps):
+        visible = step.args[0]["visible"]
+        assert sum(visible) == per_cap and all(visible[i * per_cap:(i + 1) * per_cap])

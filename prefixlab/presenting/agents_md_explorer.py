@@ -157,36 +157,41 @@ def _traces_for(explorer: Explorer, cap: int) -> list[dict]:
 def loader_figure(explorer: Explorer, start_cap: int = AGENTS_MD_CAP) -> go.Figure:
     """One horizontal bar per working directory: its AGENTS.md files in load order, in bytes.
 
-    Grey is what the cap cuts, red the marker miniagent writes instead; the slider sets the cap.
+    Grey is what the cap cuts, red the marker miniagent writes instead. Each cap has its own set of
+    traces; the slider (largest cap first: drag right to shrink it) shows one set at a time.
     """
     rows = [row.cwd for row in explorer.rows]
+    caps = sorted(explorer.caps, reverse=True)
     fig = go.Figure()
-    for i, (path, _) in enumerate(explorer.files):
-        color = FILE_COLORS[i % len(FILE_COLORS)]
-        for part, fill in (("kept", color), ("cut", CUT_COLOR)):
-            fig.add_trace(go.Bar(
-                y=rows, orientation="h", name=path if part == "kept" else f"{path}(被截掉)",
-                legendgroup=path, showlegend=part == "kept", marker=dict(color=fill, line=dict(color="white", width=1)),
-                hoverinfo="text", x=[0] * len(rows), base=[0] * len(rows)))
-    fig.add_trace(go.Bar(y=rows, orientation="h", name="截断标记", marker=dict(color=MARKER_COLOR), width=0.4,
-                         hoverinfo="text", x=[0] * len(rows), base=[0] * len(rows)))
+    groups = []
+    for cap in caps:
+        first_trace = len(fig.data)
+        data = iter(_traces_for(explorer, cap))
+        for i, (path, _) in enumerate(explorer.files):
+            color = FILE_COLORS[i % len(FILE_COLORS)]
+            for part, fill in (("kept", color), ("cut", CUT_COLOR)):
+                values = next(data)
+                fig.add_trace(go.Bar(
+                    y=rows, orientation="h", name=path if part == "kept" else "被截掉的部分",
+                    legendgroup=path if part == "kept" else "cut", visible=cap == start_cap,
+                    showlegend=part == "kept" or i == 0, hoverinfo="text",
+                    marker=dict(color=fill, line=dict(color="white", width=1)), **values))
+        fig.add_trace(go.Bar(y=rows, orientation="h", name="截断标记", legendgroup="marker", width=0.4,
+                             marker=dict(color=MARKER_COLOR), hoverinfo="text", visible=cap == start_cap,
+                             **next(data)))
+        groups.append(range(first_trace, len(fig.data)))
     longest = max(row.total for row in explorer.rows)
     steps = []
-    for cap in explorer.caps:
-        data = _traces_for(explorer, cap)
+    for cap, group in zip(caps, groups):
         line = min(cap, longest * 1.05)
-        label = f"{cap:,}"
         title = (f"上限 {cap:,} 字节" + ("(miniagent 的默认值,和 Codex 相同;这些文件都放得下)"
                                         if cap == AGENTS_MD_CAP else ""))
-        steps.append(dict(label=label, method="update", args=[
-            {"x": [d["x"] for d in data], "base": [d["base"] for d in data],
-             "hovertext": [d["hovertext"] for d in data]},
+        steps.append(dict(label=f"{cap:,}", method="update", args=[
+            {"visible": [i in group for i in range(len(fig.data))]},
             {"shapes": [dict(type="line", x0=line, x1=line, y0=-0.5, y1=len(rows) - 0.5, yref="y",
                              line=dict(color=MARKER_COLOR, width=2, dash="dash"))],
              "title.text": title}]))
-    first = explorer.caps.index(start_cap)
-    for trace, values in zip(fig.data, _traces_for(explorer, start_cap)):
-        trace.x, trace.base, trace.hovertext = values["x"], values["base"], values["hovertext"]
+    first = caps.index(start_cap)
     fig.update_layout(
         barmode="overlay", height=230 + 40 * len(rows), margin=dict(l=10, r=10, t=110, b=20),
         title=dict(text=steps[first]["args"][1]["title.text"], y=0.98, yanchor="top"),
@@ -194,5 +199,6 @@ def loader_figure(explorer: Explorer, start_cap: int = AGENTS_MD_CAP) -> go.Figu
         xaxis=dict(title="AGENTS.md 文本的字节数(按加载顺序从左到右)", range=[0, longest * 1.08], tickformat=","),
         yaxis=dict(title="工作目录", autorange="reversed", type="category"),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=11)),
-        sliders=[dict(active=first, currentvalue=dict(prefix="字节上限:"), pad=dict(t=50), steps=steps)])
+        sliders=[dict(active=first, currentvalue=dict(prefix="字节上限(往右越小):"), pad=dict(t=50),
+                      steps=steps)])
     return fig
