@@ -43,7 +43,7 @@ from prefixlab.paths import CHAT_TEMPLATE, REPO_ROOT, T10_DIR, TOKENIZER
 from prefixlab.serving.server import sha256_file
 from prefixlab.serving.state_size import kv_state_size
 
-from .format import FORMAT, write_manifest
+from .format import FORMAT, is_request, write_manifest
 from .policy import ScriptedPolicy, load_script, load_tasks, monotonic_clock
 
 LIVE_MAX_TOKENS = 128  # enough for a tool call or a short answer from the live model
@@ -77,9 +77,13 @@ class Recorder:
         return Workspace(root / "repo"), MemoryStore(root / "home" / "MEMORY.md")
 
     def _register(self, info: dict, session: Session, first_new: int, sent_at: list[float]) -> None:
-        """Add a finished session to the manifest: its leaf, and its requests to the global order."""
-        calls = [e for e in session.entries[first_new:] if e["type"] == "model_call"]
-        assert len(calls) == len(sent_at), "every request must map to one model_call entry"
+        """Add a finished session to the manifest: its leaf, and its requests to the global order.
+
+        A request is a ``model_call`` entry, or a ``compaction`` entry whose summary a model wrote
+        (``format.is_request``); ``sent_at`` holds their send times in the same order.
+        """
+        calls = [e for e in session.entries[first_new:] if is_request(e)]
+        assert len(calls) == len(sent_at), "every request must map to one model_call (or compaction) entry"
         info["leaf"] = session.leaf
         self.manifest["sessions"].append(info)
         for entry, t in zip(calls, sent_at):
@@ -87,7 +91,7 @@ class Recorder:
         write_manifest(self.out, self.manifest)
         summary = ", ".join(f"{e['response']['usage']['prompt_tokens']}/"
                             f"{(e['response']['usage'].get('prompt_tokens_details') or {}).get('cached_tokens', '-')}"
-                            for e in calls)
+                            + ("(summary)" if e["type"] == "compaction" else "") for e in calls)
         self.log(f"  {info['id']}: {len(calls)} requests (prompt/cached: {summary})")
 
     def run_day(self, group: str, day: int, workspace: Workspace, memory: MemoryStore) -> Session:

@@ -101,12 +101,6 @@ class StampedModel:
         return self.model.complete(messages, tools, **{**self.params, **params})
 
 
-def recorded_calls(entries: list[dict]) -> list[dict]:
-    """The entries that hold one request to the server each, in the order they were sent:
-    ``model_call`` entries and the ``compaction`` entries whose summary a model wrote."""
-    return [e for e in entries if e["type"] == "model_call" or (e["type"] == "compaction" and "request" in e)]
-
-
 class T11Recorder(Recorder):
     """T10's recorder with T11's script, variants and compaction."""
 
@@ -123,20 +117,6 @@ class T11Recorder(Recorder):
         if rule_in_agents_md:
             add_rule_to_agents_md(root / "repo", self.script["rule"])
         return Workspace(root / "repo"), MemoryStore(root / "home" / "MEMORY.md")
-
-    def _register(self, info: dict, session: Session, first_new: int, sent_at: list[float]) -> None:
-        """As Recorder._register, counting the summary requests of compactions as requests too."""
-        calls = recorded_calls(session.entries[first_new:])
-        assert len(calls) == len(sent_at), "every request must map to one model_call or compaction entry"
-        info["leaf"] = session.leaf
-        self.manifest["sessions"].append(info)
-        for entry, t in zip(calls, sent_at):
-            self.manifest["order"].append({"session": info["id"], "call": entry["id"], "epoch": self.epoch, "t": t})
-        write_manifest(self.out, self.manifest)
-        summary = ", ".join(f"{e['response']['usage']['prompt_tokens']}/"
-                            f"{(e['response']['usage'].get('prompt_tokens_details') or {}).get('cached_tokens', '-')}"
-                            + ("(summary)" if e["type"] == "compaction" else "") for e in calls)
-        self.log(f"  {info['id']}: {len(calls)} requests (prompt/cached: {summary})")
 
     def run_session(self, variant: str, day: int, workspace: Workspace, memory: MemoryStore) -> Session:
         sid = f"{variant}-day{day}"
