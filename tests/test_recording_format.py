@@ -201,3 +201,21 @@ def test_a_server_failing_mid_recording_leaves_an_incomplete_recording(tmp_path)
     partial = load(out, allow_incomplete=True)
     assert partial.manifest["error"] == "ModelError: HTTP 503"
     assert partial.calls == []  # the unfinished session was never registered in the order
+
+
+def test_the_record_command_marks_a_failed_recording_incomplete_and_exits_1(tmp_path, capsys):
+    from prefixlab.recording import recorder
+
+    served = []
+
+    def flaky(body):
+        served.append(1)
+        return (503, {"error": "overloaded"}) if len(served) > 3 else _reply(body)
+
+    out = tmp_path / "t10"
+    with FakeChatServer(flaky) as srv:
+        code = recorder.main([str(out), "--server-url", srv.url, "--model", "fake",
+                              "--no-counterfactuals", "--no-live"])
+    assert code == 1
+    assert "marked incomplete" in capsys.readouterr().err
+    assert load(out, allow_incomplete=True).manifest["status"] == "incomplete"

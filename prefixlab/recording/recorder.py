@@ -233,6 +233,45 @@ def llama_server_provenance(server) -> dict:
     }
 
 
+def launch_llama_server(provenance: dict, port: int = 0, template: Path = CHAT_TEMPLATE,
+                        extra_args: list[str] | None = None):
+    """Start the course's llama-server, add its provenance, and return (server, restart).
+
+    ``restart(epoch)`` stops and starts it again (an empty cache) and returns the next epoch.
+    """
+    from prefixlab.serving.server import LlamaServer, free_port
+
+    server = LlamaServer(port=port or free_port(), chat_template=template, extra_args=extra_args or []).start()
+    provenance.update(llama_server_provenance(server))
+
+    def restart(epoch: int) -> int:
+        server.stop()
+        server.start()
+        return epoch + 1
+
+    return server, restart
+
+
+def run_recording(prog: str, recorder: Recorder, server=None, **options) -> int:
+    """``recorder.record(**options)``; on failure the recording is marked incomplete.
+
+    The launched server, if any, is stopped whatever happens. Returns the command's exit code.
+    """
+    started = time.monotonic()
+    try:
+        manifest = recorder.record(**options)
+    except (ModelError, OSError, RuntimeError) as err:
+        recorder.fail(err)
+        print(f"{prog}: error: {err}\nthe recording in {recorder.out} is marked incomplete", file=sys.stderr)
+        return 1
+    finally:
+        if server is not None:
+            server.stop()
+    print(f"done: {len(manifest['order'])} requests in {len(manifest['sessions'])} sessions, "
+          f"{time.monotonic() - started:.0f} s -> {recorder.out}")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m prefixlab.record_t10", description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path, help="recording directory to create (must not exist)")
@@ -260,31 +299,11 @@ def main(argv=None) -> int:
         recorder = Recorder(args.out, lambda: args.server_url, lambda epoch: epoch, provenance, args.model)
         server = None
     else:
-        from prefixlab.serving.server import LlamaServer, free_port
-
         extra = ["--cache-ram", str(args.cache_ram)] if args.cache_ram is not None else []
-        server = LlamaServer(port=args.port or free_port(), chat_template=args.template, extra_args=extra).start()
-        provenance.update(llama_server_provenance(server))
-
-        def restart(epoch: int) -> int:
-            server.stop()
-            server.start()
-            return epoch + 1
-
+        server, restart = launch_llama_server(provenance, args.port, args.template, extra)
         recorder = Recorder(args.out, lambda: server.openai_base_url, restart, provenance, "local")
-    started = time.monotonic()
-    try:
-        manifest = recorder.record(counterfactuals=not args.no_counterfactuals, live=not args.no_live)
-    except (ModelError, OSError, RuntimeError) as err:
-        recorder.fail(err)
-        print(f"record_t10: error: {err}\nthe recording in {args.out} is marked incomplete", file=sys.stderr)
-        return 1
-    finally:
-        if server is not None:
-            server.stop()
-    print(f"done: {len(manifest['order'])} requests in {len(manifest['sessions'])} sessions, "
-          f"{time.monotonic() - started:.0f} s -> {args.out}")
-    return 0
+    return run_recording("record_t10", recorder, server,
+                         counterfactuals=not args.no_counterfactuals, live=not args.no_live)
 
 
 if __name__ == "__main__":

@@ -171,14 +171,10 @@ class T11Recorder(Recorder):
 def main(argv=None) -> int:
     import argparse
     import sys
-    import time
-
-    from miniagent.model import ModelError
 
     from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
-    from prefixlab.serving.server import LlamaServer, free_port
 
-    from .recorder import base_provenance, llama_server_provenance
+    from .recorder import base_provenance, launch_llama_server, run_recording
 
     p = argparse.ArgumentParser(prog="python -m prefixlab.record_t11", description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path, help="recording directory to create (must not exist)")
@@ -189,24 +185,6 @@ def main(argv=None) -> int:
         p.error(f"{args.out} exists; choose a new directory (recordings are never overwritten)")
     provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER, argv)
     provenance["recorder"]["command"] = "python -m prefixlab.record_t11 " + " ".join(argv)
-    server = LlamaServer(port=args.port or free_port(), chat_template=CHAT_TEMPLATE).start()
-    provenance.update(llama_server_provenance(server))  # with kv_state, the measured size of a saved prompt
-
-    def restart(epoch: int) -> int:
-        server.stop()
-        server.start()
-        return epoch + 1
-
+    server, restart = launch_llama_server(provenance, args.port)  # provenance gains kv_state too
     recorder = T11Recorder(args.out, lambda: server.openai_base_url, restart, provenance, "local")
-    started = time.monotonic()
-    try:
-        manifest = recorder.record()
-    except (ModelError, OSError, RuntimeError) as err:
-        recorder.fail(err)
-        print(f"record_t11: error: {err}\nthe recording in {args.out} is marked incomplete", file=sys.stderr)
-        return 1
-    finally:
-        server.stop()
-    print(f"done: {len(manifest['order'])} requests in {len(manifest['sessions'])} sessions, "
-          f"{time.monotonic() - started:.0f} s -> {args.out}")
-    return 0
+    return run_recording("record_t11", recorder, server)
