@@ -21,6 +21,7 @@ tokens would cost at that price list"), never a bill; every breakdown says so.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from . import rules
@@ -150,6 +151,7 @@ def _openai_price(key: str, row: dict, source: str) -> ModelPrice:
                       source, rule, row.get("status", "current"), long_context)
 
 
+@lru_cache(maxsize=None)  # total_cost prices every request of a recording with the same model
 def model_price(model: str, provider: str | None = None) -> ModelPrice:
     """Look a model up by name, alias or dated id; unknown models raise with the list of known ones."""
     provider, key = resolve(model, provider)
@@ -204,9 +206,8 @@ def request_cost(prediction: Prediction, model: str, *, output_tokens: int = 0,
              f"Cache rule: {p.rule} ({rules.get(p.rule).SOURCE})."]
     if p is not listed:
         notes.append(f"Long-context prices: the prompt has more than {listed.long_context.above:,} tokens.")
-    retired = status_note(load_table(p.provider)["models"][p.model])
-    if retired:
-        notes.append(retired)
+    if listed.status != "current":
+        notes.append(status_note(load_table(p.provider)["models"][p.model]))
     return CostBreakdown(p.model, tuple(terms), p.source, tuple(notes))
 
 

@@ -186,7 +186,8 @@ def run(args, out=print) -> int:
         if price_note:
             out(price_note)
         if args.counterfactual is None:
-            all_rows = calculator.analyze(rec, price_rule, None, between_days=args.between_days, **priced_kwargs)
+            all_rows = priced if args.session is None else calculator.analyze(
+                rec, price_rule, None, between_days=args.between_days, **priced_kwargs)
             comparison = group_costs(rec, all_rows, args.model)
             if comparison is not None:
                 out(f"refresh vs no refresh (main sessions of each group): ${comparison.refresh.total:.6f} vs "

@@ -799,6 +799,7 @@ class LlamaServer:
         template_text = template_bytes.decode("utf-8")
         # The pinned build (one of our variants), not a binary passed in.
         ours = self.binary in {binary_path(self.cache, v) for v in build_variants()}
+        stamp = build_info(self.binary) if ours else {}
         portable = {str(self.model): self.model.name, str(self.chat_template): self.chat_template.name}
         settings = props.get("default_generation_settings") or {}
         return {
@@ -817,8 +818,7 @@ class LlamaServer:
                 # llama-server itself is a small launcher; the code is in these libraries.
                 "libraries_sha256": library_hashes(self.binary),
                 "version": server_version(self.binary),
-                "build": ({"variant": build_info(self.binary).get("variant"),
-                           "smoke_test": build_info(self.binary).get("smoke_test"),
+                "build": ({"variant": stamp.get("variant"), "smoke_test": stamp.get("smoke_test"),
                            "cmake": cmake_cache_values(self.binary)} if ours else {}),
             },
             # argv[1:] with machine-specific paths replaced by file names.

@@ -25,6 +25,7 @@ from prefixlab.paths import LOADER_TREE, RECORDINGS
 from prefixlab.recording.format import load
 
 from ..agents_md_explorer import working_directories
+from .app import WidgetApp
 from ..rule_placement import PART_LABELS, VARIANT_LABELS, request_rows, variants
 
 T11 = RECORDINGS / "t11-smollm2-llamacpp"
@@ -67,7 +68,7 @@ class RequestLab:
         return "\n".join(lines)
 
 
-class RequestApp:
+class RequestApp(WidgetApp):
     TEXT = "T11 的请求浏览器(交互需要内核:本地 JupyterLab 或 Binder)"
 
     def __init__(self, lab: RequestLab | None = None):
@@ -99,11 +100,6 @@ class RequestApp:
             return
         text = self.lab.describe(self.session.value, self.request.value)
         self.panel.value = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = self.TEXT
-        return bundle
 
 
 class LoaderLab:
@@ -147,7 +143,7 @@ class LoaderLab:
                 f"拼好的文本 {size:,} 字节,上限 {cap:,}{cut}\n\n{text}")
 
 
-class LoaderApp:
+class LoaderApp(WidgetApp):
     TEXT = "AGENTS.md 加载器(交互需要内核:本地 JupyterLab 或 Binder)"
 
     def __init__(self, lab: LoaderLab | None = None):
@@ -183,8 +179,3 @@ class LoaderApp:
     def _show(self):
         text = self.lab.describe(self.cwd.value, self.cap.value)
         self.result.value = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = self.TEXT
-        return bundle

@@ -7,11 +7,12 @@ import sys
 
 from prefixlab.paths import REPO_ROOT
 
+from .app import WidgetApp
 from .render import break_html, cost_html, figure
 from .state import CalculatorLab, LabState, rule_label, takes
 
 
-class CalculatorApp:
+class CalculatorApp(WidgetApp):
     """ipywidgets around a CalculatorLab: every change calls ``lab.update`` and redraws."""
 
     TEXT = "前缀缓存计算器(交互需要内核:本地 JupyterLab 或 Binder)"
@@ -53,11 +54,6 @@ class CalculatorApp:
             self.break_panel, self.cost_panel, self.note,
         ])
         self.show(self.lab.state)
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = self.TEXT  # the widget's repr is long and says nothing
-        return bundle
 
     def _change(self, **changes) -> None:
         if not self._syncing:
