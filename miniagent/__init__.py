@@ -10,6 +10,10 @@ Concept map, in reading order (module: idea -> the names to look at):
 4. injection.py  where the requests carry the memory and when a new note gets
                  there: one small class per --mode (frozen, refresh, append,
                  after-tools) -> MemoryInjection, for_mode
+   retriever.py, select_memory.py, retrieve_memory.py: two designs that send
+                 only the notes a request matches (BM25), in the system prompt
+                 (select) or in that request's user message (retrieve)
+                 -> Retriever, Select, Retrieve
 5. session.py    the conversation as an append-only tree of entries; forking
                  -> Session
 6. tools.py      tools confined to one workspace, each definition on its handler,

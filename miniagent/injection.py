@@ -12,6 +12,10 @@ differ only in how the requests carry the memory:
     after-tools  the first user message, rebuilt before         at the next call; the prefix breaks in
                  every call                                     the first user message, after the tools
 
+Two more pick *some* notes per user request with a retriever (retriever.py, BM25), each in a
+module of its own: ``select`` (select_memory.py) puts them in the system prompt,
+``retrieve`` (retrieve_memory.py) in that request's user message.
+
 Why ``after-tools`` exists: the chat template (Qwen3's) prints the tool definitions right after
 the system text, so any change in the system prompt makes the server recompute the tools too.
 The first user message comes after them.
@@ -149,7 +153,10 @@ class AfterTools(MemoryInjection):
         return text  # no block yet, e.g. a compaction summary that just became the first message
 
 
-DESIGNS = {design.mode: design for design in (Refresh, Frozen, Append, AfterTools)}
+from .retrieve_memory import Retrieve  # noqa: E402 (these two build on MemoryInjection above)
+from .select_memory import Select  # noqa: E402
+
+DESIGNS = {design.mode: design for design in (Refresh, Frozen, Append, AfterTools, Select, Retrieve)}
 MODES = tuple(DESIGNS)
 
 

@@ -54,8 +54,9 @@ def run_task(task: str, *, model: Model, toolbox: Toolbox, session: Session,
              injection: MemoryInjection, max_rounds: int = 20,
              log: Callable[[str], None] = lambda line: None, compactor: Compactor | None = None) -> str:
     """Work on ``task`` until the model answers without tool calls; return that answer."""
-    sync_system_prompt(session, injection())
+    # The request first: a design that picks notes for it (select) needs it for the system prompt.
     task_text = injection.user_message(task, session.visible()[1])
+    sync_system_prompt(session, injection())
     session.append("message", message={"role": "user", "content": task_text})
     for round_no in range(1, max_rounds + 1):
         if compactor and (tokens := compactor.tokens(session)) > compactor.budget:

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_help_works_as_a_module():
     out = subprocess.run([sys.executable, "-m", "miniagent", "--help"], cwd=ROOT, capture_output=True, text=True)
-    assert out.returncode == 0 and "--mode {refresh,frozen,append,after-tools}" in out.stdout
+    assert out.returncode == 0 and "--mode {refresh,frozen,append,after-tools,select,retrieve}" in out.stdout
 
 
 def test_runs_a_task_end_to_end_with_progress(tmp_path, capsys):

@@ -8,6 +8,8 @@ from miniagent.injection import (DESIGNS, MEMORY_UPDATE, MODES, TASK_HEADER, Aft
                                  MemoryInjection, Refresh, for_mode, with_memory)
 from miniagent.loop import run_task
 from miniagent.memory import ENTRY_DELIMITER, MemoryStore
+from miniagent.retrieve_memory import Retrieve
+from miniagent.select_memory import Select
 from miniagent.prompt import EMPTY_MEMORY, MEMORY_HEADER
 from miniagent.session import Session, SessionFileError
 from miniagent.tools import Toolbox, Workspace
@@ -42,8 +44,8 @@ def _is_prefix(shorter, longer):
 
 
 def test_every_mode_has_one_class_with_the_same_interface(tmp_path):
-    assert MODES == ("refresh", "frozen", "append", "after-tools")
-    assert [DESIGNS[m] for m in MODES] == [Refresh, Frozen, Append, AfterTools]
+    assert MODES == ("refresh", "frozen", "append", "after-tools", "select", "retrieve")
+    assert [DESIGNS[m] for m in MODES] == [Refresh, Frozen, Append, AfterTools, Select, Retrieve]
     store = MemoryStore(tmp_path / "MEMORY.md")
     for mode in MODES:
         design = for_mode(mode, "base", "rules", store)
