@@ -94,6 +94,14 @@ def test_bad_manifests_are_rejected_with_a_reason(data, message):
         sf.parse_manifest(data)
 
 
+def test_unparsable_skills_are_left_out():
+    broken = {"path": "skills/x/SKILL.md", "error": "no front matter", "characters": 10, "tokens": 3, "index_tokens": None}
+    m = sf.parse_manifest(manifest_data(skills=manifest_data()["skills"] + [broken]))
+    assert [s.name for s in m.skills] == ["a", "b", "c"] and m.skills[0].description == "first"
+    with pytest.raises(sf.ManifestError, match="no skill could be parsed"):
+        sf.parse_manifest(manifest_data(skills=[broken]))
+
+
 def test_load_manifest_errors(tmp_path):
     with pytest.raises(sf.ManifestError, match="no skills manifest"):
         sf.load_manifest(tmp_path / "missing.json")

@@ -43,6 +43,7 @@ class ManifestError(ValueError):
 class SkillSize:
     name: str
     path: str
+    description: str
     characters: int
     tokens: int        # the whole SKILL.md, under our tokenizer
     index_tokens: int  # its line in the index (name, capped description, location)
@@ -82,13 +83,18 @@ def parse_manifest(data, where: str = "manifest") -> Manifest:
     skills = data["skills"]
     if not isinstance(skills, list) or not skills:
         raise ManifestError(f"{where}: 'skills' must be a non-empty list")
+    if all(isinstance(s, dict) and "error" in s for s in skills):
+        raise ManifestError(f"{where}: no skill could be parsed")
     index = data["index"] if isinstance(data["index"], dict) else {}
     out = []
     for i, s in enumerate(skills):
         at = f"{where}: skills[{i}]"
+        if isinstance(s, dict) and "error" in s:  # a SKILL.md miniagent cannot parse: counted by the script, no index line
+            continue
         if not isinstance(s, dict) or not isinstance(s.get("name"), str) or not s["name"]:
             raise ManifestError(f"{at}: every skill needs a 'name'")
-        out.append(SkillSize(s["name"], str(s.get("path", "")), _int(s, "characters", at), _int(s, "tokens", at),
+        out.append(SkillSize(s["name"], str(s.get("path", "")), str(s.get("description", "")),
+                             _int(s, "characters", at), _int(s, "tokens", at),
                              _int(s, "index_tokens", at)))
     return Manifest(dict(data["source"]), str(data["tokenizer"]), _int(index, "description_cap", f"{where}: index"),
                     int(index.get("header_tokens", 0) or 0), tuple(out))

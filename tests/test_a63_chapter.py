@@ -1,0 +1,88 @@
+"""Lesson A6·3 as a reader sees it: its exercises' checkers, and no answer shown before its exercise."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from prefixlab.paths import RECORDINGS
+from prefixlab.presenting import exercises_a63 as ex
+from prefixlab.presenting import skills_figures as sf
+from prefixlab.recording.format import load
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER = ROOT / "book" / "a6-3-skills.ipynb"
+T12 = RECORDINGS / "t12-smollm2-llamacpp"
+needs_t12 = pytest.mark.skipif(not (T12 / "manifest.json").is_file(), reason="the T12 recording is not there yet")
+EXERCISE_CAP = 1024  # the cap exercise 3 asks about (pi keeps descriptions up to the spec's 1,024 characters)
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return sf.load_manifest()
+
+
+@pytest.fixture(scope="module")
+def rec():
+    return load(T12)
+
+
+def cells():
+    return json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+
+
+def page_before(marker: str) -> str:
+    """Everything a reader sees above the first code cell containing ``marker``."""
+    parts = []
+    for cell in cells():
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and marker in source:
+            return "\n".join(parts)
+        if cell["cell_type"] == "markdown":
+            parts.append(source)
+        for out in cell.get("outputs", []):
+            parts.append("".join(out.get("text", "")))
+            for value in out.get("data", {}).values():
+                parts.append(value if isinstance(value, str) else "".join(value) if isinstance(value, list)
+                             else json.dumps(value, ensure_ascii=False))
+    raise AssertionError(f"no code cell with {marker!r}")
+
+
+def shows(text: str, n: int) -> bool:
+    return any(re.search(rf"(?<![\d,.]){re.escape(form)}(?![\d,])", text) for form in {str(n), f"{n:,}"})
+
+
+def answer(verdict: str) -> bool:
+    return verdict.startswith("对")
+
+
+def test_index_checker_takes_estimates_within_tolerance(manifest):
+    exact = ex.index_tokens(manifest, EXERCISE_CAP)
+    assert exact > ex.index_tokens(manifest, 60) == manifest.index_total - manifest.header_tokens
+    assert answer(ex.check_index_tokens(manifest, EXERCISE_CAP, exact))
+    assert answer(ex.check_index_tokens(manifest, EXERCISE_CAP, int(exact * 1.04)))
+    assert not answer(ex.check_index_tokens(manifest, EXERCISE_CAP, int(exact * 1.06)))
+    assert ex.check_index_tokens(manifest, EXERCISE_CAP, None) == ex.ASK
+    assert "整数" in ex.check_index_tokens(manifest, EXERCISE_CAP, "100")
+
+
+@needs_t12
+def test_recording_checkers_accept_only_the_recorded_answer(rec, manifest):
+    n = len(ex.inlined_skills(rec, manifest))
+    assert n > 0
+    assert answer(ex.check_fit(rec, manifest, n)) and not answer(ex.check_fit(rec, manifest, n + 1))
+    view = sf.break_view(rec, "added-volatile-day1", "v")
+    assert answer(ex.check_added_hit(rec, view.cached)) and not answer(ex.check_added_hit(rec, view.cached - 1))
+    for check in (lambda g: ex.check_fit(rec, manifest, g), lambda g: ex.check_added_hit(rec, g)):
+        assert check(None) == ex.ASK and "整数" in check("3")
+
+
+@needs_t12
+def test_no_exercise_answer_is_on_the_page_before_it(rec, manifest):
+    if not any("check_fit(" in "".join(c["source"]) for c in cells()):
+        pytest.skip("the lesson has no exercises yet")
+    assert not shows(page_before("check_fit("), len(ex.inlined_skills(rec, manifest)))
+    assert not shows(page_before("check_added_hit("), sf.break_view(rec, "added-volatile-day1", "v").cached)
+    assert not shows(page_before("check_index_tokens("), ex.index_tokens(manifest, EXERCISE_CAP))
