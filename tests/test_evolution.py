@@ -102,6 +102,8 @@ def test_glue_stores_each_number_under_its_name(tmp_path, monkeypatch):
     ({"session": "frozen-day1", "at": "round 2", "measure": "cached_tokens"}, None),
     ({"session": "refresh-day2", "at": "first", "measure": "messages_from refresh-day1"}, 0),
     ({"session": "frozen-day1", "at": "first", "measure": "part_tokens tools"}, None),
+    # the fork after round 3 of 10: rounds 4-9 leave 3 entries each (call, answer, tool result), round 10 two
+    ({"session": "frozen-day1-fork", "at": "first", "measure": "truncated_entries"}, 6 * 3 + 2),
 ])
 def test_queries(query, value):
     result = evaluate({"recording": T10, **query})
@@ -117,6 +119,8 @@ def test_a_query_that_cannot_be_answered_says_why():
         evaluate({"recording": T10, "session": "frozen-day1", "at": "all", "measure": "prompt_tokens"})
     with pytest.raises(MapError, match="unknown measure"):
         evaluate({"recording": T10, "session": "frozen-day1", "at": "first", "measure": "tokens"})
+    with pytest.raises(MapError, match="not a fork"):
+        evaluate({"recording": T10, "session": "frozen-day1", "at": "first", "measure": "truncated_entries"})
     with pytest.raises(MapError, match="names no rule"):
         evaluate({"recording": T10, "session": "frozen-day1", "at": "first", "measure": "rule_tokens"})
 

@@ -35,7 +35,7 @@ from .book.glue import glue_text, shown
 HERE = "你在这里"
 AT_CHOICES = ("first", "last", "all", "compaction", "after_compaction", "system_change")
 MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
-            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups")
+            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries")
 
 
 class MapError(ValueError):
@@ -204,6 +204,12 @@ def evaluate(query: dict):
     if measure == "part_tokens":
         att = calculator.prepare(recording).attributions[call.seq]
         return composition.tokens_by_part(att, call.request["messages"])[arg[0]]
+    if measure == "truncated_entries":  # a fork: what "rewind = truncate the file" would delete instead
+        fork = recording.session_info(call.session).get("forked_from")
+        if not fork:
+            raise MapError(f"{recording.path.name}: {call.session} is not a fork (measure truncated_entries)")
+        trunk = [e["id"] for e in recording.session_path(fork["session"])]
+        return len(trunk) - trunk.index(fork["entry"]) - 1
     if measure == "messages_from":
         other = {json.dumps(m, sort_keys=True) for c in recording.session_calls(arg[0])
                  for m in c.request["messages"][1:]}
