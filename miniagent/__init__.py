@@ -18,6 +18,8 @@ Concept map, in reading order (module: idea -> the names to look at):
                  -> Session
 6. tools.py      tools confined to one workspace, each definition on its handler,
                  arguments checked before a handler runs -> Workspace, Toolbox
+   skills.py     a folder of SKILL.md files: an index in the system prompt (stable
+                 or volatile position), the body read on demand -> SkillSet
 7. model.py      any OpenAI-compatible server, keeping the exact request and the
                  raw response -> ChatModel
 8. compaction.py past a token budget, one summary message replaces the
@@ -40,6 +42,7 @@ from .memory import MEMORY_CHAR_LIMIT, MemoryStore, NoteRefused
 from .model import ChatModel, ModelError, ModelReply
 from .prompt import BASE_PROMPT, SystemPrompt
 from .session import Session, SessionFileError, UnknownEntry
+from .skills import SkillFileError, SkillSet
 from .tools import Toolbox, ToolError, Workspace
 
 __version__ = "0.1.0"

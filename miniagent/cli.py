@@ -15,6 +15,7 @@ from .memory import MEMORY_CHAR_LIMIT, MemoryStore
 from .model import ChatModel, ModelError
 from .prompt import BASE_PROMPT
 from .session import Session, SessionFileError
+from .skills import SKILLS_AT, SkillSet
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
 
 HOME = Path.home() / ".miniagent"
@@ -42,6 +43,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--memory-limit", type=int, default=MEMORY_CHAR_LIMIT, help="memory size limit in characters")
     p.add_argument("--session", type=Path, help="session JSONL file (default: a new file under ~/.miniagent/sessions/)")
     p.add_argument("--fork", metavar="ENTRY_ID", help="continue the session from this earlier entry")
+    p.add_argument("--skills", type=Path, metavar="DIR",
+                   help="folder of skills (DIR/<name>/SKILL.md): their index goes into the system prompt, "
+                        "the model reads one with the read_skill tool")
+    p.add_argument("--skills-index", choices=SKILLS_AT, default="stable",
+                   help="where the skills index sits: right after the base prompt (stable) or after "
+                        "AGENTS.md, before the memory (volatile) (default: %(default)s)")
     p.add_argument("--max-rounds", type=int, default=20)
     p.add_argument("--compact-at", type=int, metavar="TOKENS",
                    help="before a call whose estimated size is over TOKENS, replace all but the last "
@@ -80,11 +87,20 @@ def main(argv=None) -> int:
             print(f"note: {session_path}: {session.dropped}; it will be kept in a .torn file", file=sys.stderr)
         if args.fork:
             session.fork(args.fork)
-        injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root)
+        skills = SkillSet(args.skills, label=args.skills.as_posix()) if args.skills else None
+        if skills is not None:
+            if not skills.root.is_dir():
+                raise ToolError(f"the skills folder {args.skills} is not a directory")
+            found = skills.load()
+            for problem in skills.problems:  # a bad SKILL.md is skipped, the others still load
+                print(f"miniagent: skills: {problem}", file=sys.stderr)
+            print(f"  skills {args.skills}: {len(found)} loaded, index {args.skills_index}")
+        injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
+                             skills=skills.index if skills else None, skills_at=args.skills_index)
         model = ChatModel(args.server, args.model, max_tokens=args.max_tokens)
         compactor = Compactor(args.compact_at, model_summariser(model)) if args.compact_at is not None else None
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
-        answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory), session=session,
+        answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory, skills), session=session,
                           injection=injection, max_rounds=args.max_rounds, log=print, compactor=compactor)
     except (TaskFileError, ModelError, ToolError, SessionFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)

@@ -42,6 +42,7 @@ what differs:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from .agents_md import read_agents_md
 from .memory import ENTRY_DELIMITER, MemoryStore, split_entries
@@ -59,6 +60,11 @@ class MemoryInjection:
 
     mode = ""
 
+    # The skills block (e.g. SkillSet.index), built again for every call, so a skill written
+    # mid-session is in the next request; and where it sits (prompt.py). for_mode sets them.
+    skills: Callable[[], str] | None = None
+    skills_at = "stable"
+
     def __init__(self, base: str, agents_md: str, memory: MemoryStore, workspace: Path | None = None):
         self.base, self.agents_md, self.memory = base.strip(), agents_md.strip(), memory
         self.workspace = workspace  # where AGENTS.md is re-read after a compaction (None: keep the text)
@@ -66,6 +72,10 @@ class MemoryInjection:
 
     def current(self) -> SystemPrompt:
         raise NotImplementedError
+
+    def prompt(self, memory: str | None) -> SystemPrompt:
+        """The system prompt with this memory text (None: no memory block) and the skills block now."""
+        return SystemPrompt(self.base, self.agents_md, memory, self.skills() if self.skills else "", self.skills_at)
 
     def __call__(self) -> str:
         return self.current().text
@@ -88,7 +98,7 @@ class Frozen(MemoryInjection):
     mode = "frozen"
 
     def current(self) -> SystemPrompt:
-        return SystemPrompt(self.base, self.agents_md, self.snapshot)
+        return self.prompt(self.snapshot)
 
 
 class Refresh(MemoryInjection):
@@ -97,7 +107,7 @@ class Refresh(MemoryInjection):
     mode = "refresh"
 
     def current(self) -> SystemPrompt:
-        return SystemPrompt(self.base, self.agents_md, self.memory.text())
+        return self.prompt(self.memory.text())
 
 
 class Append(Frozen):
@@ -127,7 +137,7 @@ class AfterTools(MemoryInjection):
     mode = "after-tools"
 
     def current(self) -> SystemPrompt:
-        return SystemPrompt(self.base, self.agents_md, None)
+        return self.prompt(None)
 
     def user_message(self, text: str, chat: Chat) -> str:
         if any(message["role"] == "user" for _, message in chat):
@@ -161,8 +171,11 @@ MODES = tuple(DESIGNS)
 
 
 def for_mode(mode: str, base: str, agents_md: str, memory: MemoryStore,
-             workspace: Path | None = None) -> MemoryInjection:
+             workspace: Path | None = None, skills: Callable[[], str] | None = None,
+             skills_at: str = "stable") -> MemoryInjection:
     """The design called ``mode`` (the names of the CLI's ``--mode`` and of the recorded groups)."""
     if mode not in DESIGNS:
         raise ValueError(f"unknown memory mode {mode!r}; choose one of {', '.join(MODES)}")
-    return DESIGNS[mode](base, agents_md, memory, workspace)
+    design = DESIGNS[mode](base, agents_md, memory, workspace)
+    design.skills, design.skills_at = skills, skills_at
+    return design

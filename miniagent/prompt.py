@@ -5,6 +5,9 @@
    found by ``agents_md.py``),
 3. ``# Memory from previous sessions`` (written by the agent itself).
 
+With skills (skills.py) a fourth block, the skills index, sits right after the
+base prompt (``skills_at="stable"``) or right after AGENTS.md (``"volatile"``).
+
 The block most likely to change goes last, so a change there leaves the
 first two blocks as a reusable prefix for the server's prompt cache.
 One design (``--mode after-tools``, see injection.py) moves the memory out of
@@ -35,14 +38,21 @@ class SystemPrompt:
     base: str
     agents_md: str
     memory: str | None  # None: the memory is elsewhere in the request (mode after-tools)
+    skills: str = ""  # the skills index (or, naively, every skill's text); see skills.py
+    skills_at: str = "stable"  # "stable": right after the base prompt; "volatile": after AGENTS.md
 
     def blocks(self) -> list[tuple[str, str]]:
         """(name, text) pairs in prompt order. Each block carries its own leading
         blank line, so ``"".join`` of the texts is exactly ``self.text`` and a
         tool can find where every block starts."""
         out = [("base", self.base)]
+        skills = [("skills", f"\n\n{self.skills}")] if self.skills else []
+        if self.skills_at == "stable":
+            out += skills
         if self.agents_md:
             out.append(("agents_md", f"\n\n{AGENTS_HEADER}\n\n{self.agents_md}"))
+        if self.skills_at == "volatile":  # the front of the band that may change: before the memory
+            out += skills
         if self.memory is not None:
             out.append(("memory_header", f"\n\n{MEMORY_HEADER}\n\n"))
             out.append(("memory_body", self.memory or EMPTY_MEMORY))

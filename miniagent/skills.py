@@ -70,7 +70,10 @@ def split_front_matter(text: str, where: str = SKILL_FILE) -> tuple[dict, str]:
     try:
         meta = yaml.safe_load("".join(lines[1:end]))
     except yaml.YAMLError as err:
-        raise SkillFileError(f"{where}: the front matter is not valid YAML ({err})".replace("\n", " ")) from err
+        mark = getattr(err, "problem_mark", None)  # where in the front matter; +2: the file's own line number
+        at = f" at line {mark.line + 2}, column {mark.column + 1}" if mark else ""
+        raise SkillFileError(f"{where}: the front matter is not valid YAML{at}: "
+                             f"{getattr(err, 'problem', None) or err}") from err
     if not isinstance(meta, dict):
         raise SkillFileError(f"{where}: the front matter is not a mapping of keys to values")
     return meta, "".join(lines[end + 1:]).lstrip("\n")

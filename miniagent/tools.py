@@ -161,12 +161,14 @@ class Workspace:
 class Toolbox:
     """Dispatches the model's tool calls; every failure becomes a message, not a crash."""
 
-    def __init__(self, workspace: Workspace, memory: MemoryStore):
+    def __init__(self, workspace: Workspace, memory: MemoryStore, skills=None):
         self.workspace, self.memory = workspace, memory
         w = workspace
         # In the order the model sees them: recorded requests depend on this order.
         self.handlers = {h.__name__: h for h in (w.list_files, w.read_file, w.write_file, w.edit_file,
                                                   w.run_command, self.remember)}
+        if skills is not None:  # a skills.SkillSet: its read_skill tool comes last
+            self.handlers["read_skill"] = skills.read_skill
         self.definitions = [h.definition for h in self.handlers.values()]
 
     @tool("Save a note for later sessions (kept outside the repository).",
