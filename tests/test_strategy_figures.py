@@ -82,11 +82,17 @@ def test_figure_has_a_menu_per_view_and_starts_on_the_measurement(data):
         assert len(button.args[1]["annotations"]) == 2
 
 
-def test_recall_figure_orders_k_and_puts_everything_last():
-    points = [sf.RecallPoint("retrieve", 3, 0.5, 120.0), sf.RecallPoint("retrieve", 1, 0.25, 40.0),
-              sf.RecallPoint("frozen", None, 1.0, 900.0)]
+def test_recall_figure_orders_k_puts_everything_last_and_switches_measure():
+    from prefixlab.presenting.recall import Summary
+
+    points = [Summary("retrieve", 3, 0.5, 0.25, 120.0), Summary("retrieve", 1, 0.25, 0.0, 40.0),
+              Summary("frozen", None, 1.0, 1.0, 900.0)]
     fig = sf.recall_figure(points)
-    retrieve = next(t for t in fig.data if t.name == sf.SHORT_LABELS["retrieve"])
+    retrieve = next(t for t in fig.data if t.name == sf.SHORT_LABELS["retrieve"] and t.visible)
     assert list(retrieve.text) == ["k=1", "k=3"] and list(retrieve.x) == [40.0, 120.0]
-    frozen = next(t for t in fig.data if t.name == sf.SHORT_LABELS["frozen"])
+    assert list(retrieve.y) == [0.25, 0.5]
+    frozen = next(t for t in fig.data if t.name == sf.SHORT_LABELS["frozen"] and t.visible)
     assert list(frozen.text) == ["全部"]
+    complete = fig.layout.updatemenus[0].buttons[1].args[0]["visible"]
+    shown = [t for t, on in zip(fig.data, complete) if on]
+    assert [list(t.y) for t in shown] == [[0.0, 0.25], [1.0]]

@@ -321,28 +321,35 @@ def strategy_figure(data: dict, views=VIEWS) -> go.Figure:
 
 # -- recall@k against the tokens injected -------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class RecallPoint:
-    strategy: str
-    k: int | None      # None: everything (the frozen snapshot)
-    recall: float      # mean recall@k over the labelled tasks, 0..1
-    tokens: float      # mean memory tokens injected per task
+RECALL_MEASURES = (("recall", "平均召回率:需要的记忆带上了几成"), ("complete", "找齐率:需要的记忆全带上的请求占几成"))
 
 
-def recall_figure(points: list[RecallPoint], title: str = "召回率和注入的记忆 token") -> go.Figure:
-    """recall@k (y) against the memory tokens injected (x), one line per strategy, k on the points."""
+def recall_figure(summaries, title: str = "召回率和注入的记忆 token(小测试,不是结论)") -> go.Figure:
+    """recall@k (y) against the memory tokens injected (x), one line per strategy, k on the points.
+
+    ``summaries``: objects with ``strategy``, ``k`` (None = every note), ``recall``, ``complete`` and
+    ``tokens`` (mean per request), e.g. ``prefixlab.presenting.recall.summary(rows)``. Two buttons
+    switch between mean recall and the share of requests that carry every note they need."""
     fig = go.Figure()
-    for strategy in dict.fromkeys(p.strategy for p in points):
-        mine = sorted((p for p in points if p.strategy == strategy), key=lambda p: (p.k is None, p.k or 0))
-        fig.add_scatter(
-            x=[p.tokens for p in mine], y=[p.recall for p in mine], mode="lines+markers+text",
-            name=SHORT_LABELS.get(strategy, strategy),
-            text=["全部" if p.k is None else f"k={p.k}" for p in mine], textposition="top center",
-            hovertext=[f"{SHORT_LABELS.get(strategy, strategy)},{'全部记忆' if p.k is None else f'k = {p.k}'}<br>"
-                       f"平均召回率 {p.recall:.0%}<br>平均每个任务注入 {p.tokens:,.0f} token" for p in mine],
-            hoverinfo="text")
-    fig.update_layout(title=title, height=420, margin=dict(l=10, r=10, t=60, b=40),
-                      xaxis_title="每个任务平均注入的记忆 token", yaxis=dict(title="recall@k", range=[0, 1.05],
-                                                                           tickformat=".0%"),
-                      legend=dict(orientation="h", y=-0.2, x=0))
+    strategies = list(dict.fromkeys(p.strategy for p in summaries))
+    for measure, label in RECALL_MEASURES:
+        for strategy in strategies:
+            mine = sorted((p for p in summaries if p.strategy == strategy), key=lambda p: (p.k is None, p.k or 0))
+            name = SHORT_LABELS.get(strategy, strategy)
+            fig.add_scatter(
+                x=[p.tokens for p in mine], y=[getattr(p, measure) for p in mine], mode="lines+markers+text",
+                name=name, legendgroup=strategy, visible=measure == RECALL_MEASURES[0][0],
+                text=["全部" if p.k is None else f"k={p.k}" for p in mine], textposition="top center",
+                hovertext=[f"{name},{'全部记忆' if p.k is None else f'k = {p.k}'}<br>平均召回率 {p.recall:.0%}"
+                           f"<br>找齐率 {p.complete:.0%}<br>平均每个请求注入 {p.tokens:,.0f} token" for p in mine],
+                hoverinfo="text")
+    n = len(strategies)
+    fig.update_layout(
+        title=title, height=440, margin=dict(l=10, r=10, t=100, b=40),
+        xaxis_title="每个请求平均注入的记忆 token", yaxis=dict(range=[0, 1.08], tickformat=".0%"),
+        legend=dict(orientation="h", y=-0.2, x=0),
+        updatemenus=[dict(type="buttons", direction="right", x=0, y=1.18, xanchor="left",
+                          buttons=[dict(label=label, method="update",
+                                        args=[{"visible": [j // n == i for j in range(len(fig.data))]}])
+                                   for i, (_, label) in enumerate(RECALL_MEASURES)])])
     return fig
