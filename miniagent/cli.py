@@ -76,6 +76,10 @@ def read_task(task: str) -> str:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["session"]:  # python -m miniagent session tree|resume|fork|clone ...
+        from .session_cli import main as session_main
+        return session_main(argv[1:])
     args = parse_args(argv)
     try:
         task = read_task(args.task)
