@@ -147,3 +147,23 @@ def test_break_figure_rows_and_hover():
     assert len(fig.layout.yaxis.categoryarray) == 4
     zoom = fig.layout.updatemenus[0].buttons[1].args[0]["xaxis.range"]
     assert zoom[0] <= 150 and zoom[1] >= 210
+
+
+def test_break_view_on_a_recorded_system_change():
+    """T11's edit-reload session changes its system prompt mid-session: the same path the T12 views take."""
+    from prefixlab.cache import calculator
+    from prefixlab.paths import RECORDINGS
+    from prefixlab.recording.format import load
+
+    rec = load(RECORDINGS / "t11-smollm2-llamacpp")
+    v = sf.break_view(rec, "edit-reload-day1", "edit")
+    row = next(r for r in calculator.analyze(rec, sessions="edit-reload-day1") if r.round == v.round)
+    assert (v.cached, v.prompt_tokens, v.break_block) == (row.measured, row.prompt_tokens, row.break_block)
+    assert v.cached == v.predicted and v.break_block == "agents_md"
+    assert v.blocks[0][1] == 0 and v.blocks[-1][2] == v.prompt_tokens
+    assert all(a[2] == b[1] for a, b in zip(v.blocks, v.blocks[1:]))  # the blocks tile the prompt
+    with pytest.raises(ValueError, match="never changes"):
+        sf.first_changed_system(rec, "agents-day2")
+    assert sf.served_window(rec) == 8192
+    fig = sf.break_figure([v])
+    assert fig.data[-1].x[0] == v.recomputed
