@@ -16,15 +16,18 @@ The character cut follows the ChatML layout of the recorded template
 (``data/templates/qwen3-chat-template.jinja``):
 
 - ``<|im_start|>system\\n`` + system text, split into miniagent's ``SystemPrompt`` blocks
-  (base, agents_md, memory_header, memory_body -- the last two absent when the memory is in the
-  first user message; one ``system`` block if it does not parse);
+  (base, skills, agents_md, memory_header, memory_body -- skills only with a skills folder, after
+  agents_md when its index sits in the volatile band; the memory blocks absent when the memory is
+  in the first user message; one ``system`` block if it does not parse);
 - ``tools``: what the template writes for the tool definitions, *after* the system text
   (``\\n\\n# Tools ... </tool_call>``);
 - one block per message with the message's own text: ``user#i``, ``tool#i`` (the tool result),
   ``system#i``; a user message that carries miniagent's memory block (mode after-tools puts it
   at the start of the first user message, *after* the tools) is cut into ``memory_header``,
   ``memory_body`` and ``user#i`` (the rest: ``\\n\\n# Task\\n\\n`` and the task), so the memory
-  blocks have the same names wherever the request carries them; ``assistant#i`` also holds the
+  blocks have the same names wherever the request carries them; a user message that *ends* with
+  notes recalled for it (mode retrieve, ``miniagent.retrieve_memory``) is cut into ``user#i``
+  (the user's text), ``memory_header`` and ``memory_body``; ``assistant#i`` also holds the
   tool calls as the template prints them (``<tool_call>`` tags included), up to its end-of-turn token;
 - everything else is template glue (``<|im_end|>\\n<|im_start|>user\\n``, ``<tool_response>``
   tags, the final ``<|im_start|>assistant\\n``), named ``template#n`` in order.
@@ -37,14 +40,17 @@ import bisect
 from dataclasses import dataclass
 
 from miniagent.injection import TASK_HEADER
+from miniagent.retrieve_memory import RECALL_MARK, split_recalled
 from miniagent.prompt import AGENTS_HEADER, MEMORY_HEADER, SystemPrompt
+from miniagent.skills import INDEX_INTRO, INLINE_INTRO, SKILLS_HEADER
 
 from .rules.base import Block
 from .template import llama_cpp_tojson, render_chat, server_messages, server_tools
 from .tokenizer import text_token_spans
 
 BOS, EOS = "<|im_start|>", "<|im_end|>"  # what the server passes as bos_token / eos_token (render_chat defaults)
-SYSTEM_BLOCKS = ("base", "agents_md", "memory_header", "memory_body")
+SYSTEM_BLOCKS = ("base", "skills", "agents_md", "memory_header", "memory_body")
+SKILLS_MARKS = tuple(f"\n\n{SKILLS_HEADER}\n\n{intro}" for intro in (INDEX_INTRO, INLINE_INTRO))
 TOOL_CALL_OPEN = "<tool_call>"  # how the Qwen3 template starts each printed tool call
 
 
@@ -172,14 +178,29 @@ def split_system_prompt(text: str) -> list[tuple[str, str]] | None:
         base, agents, memory = text[:a], text[a + len(agents_mark):m], text[m + len(memory_mark):]
     else:
         base, agents, memory = text[:m], "", text[m + len(memory_mark):]
-    rebuilt = SystemPrompt(base, agents, memory).blocks()
+    base, agents, skills, at = split_skills(base, agents)
+    rebuilt = SystemPrompt(base, agents, memory, skills, at).blocks()
     return rebuilt if "".join(t for _, t in rebuilt) == text else None
 
 
+def split_skills(base: str, agents: str) -> tuple[str, str, str, str]:
+    """(base, agents, skills block, where it sits): the skills block (miniagent.skills) ends the
+    base text when it sits in the stable band, and ends the AGENTS.md text in the volatile one."""
+    for mark in SKILLS_MARKS:
+        if (i := base.find(mark)) >= 0:
+            return base[:i], agents, base[i + 2:], "stable"
+        if (i := agents.rfind(mark)) >= 0:
+            return base, agents[:i], agents[i + 2:], "volatile"
+    return base, agents, "", "stable"
+
+
 def split_memory_message(text: str) -> list[tuple[str | None, str]] | None:
-    """A user message that carries miniagent's memory block (mode after-tools) as
-    ``[("memory_header", ...), ("memory_body", ...), (None, "\\n\\n# Task\\n\\n" + the task)]``;
-    None for any other message. The rest keeps the message's own block name."""
+    """A user message that carries miniagent's memory block as named pieces, None for any other
+    message. Mode after-tools: ``[("memory_header", ...), ("memory_body", ...), (None, "\\n\\n# Task
+    \\n\\n" + the task)]``; mode retrieve: ``[(None, the user's text), ("memory_header", ...),
+    ("memory_body", the notes)]``. The piece named None keeps the message's own block name."""
+    if (recalled := split_recalled(text)) is not None:
+        return [(None, recalled[0]), ("memory_header", RECALL_MARK), ("memory_body", recalled[1])]
     head, mark = f"{MEMORY_HEADER}\n\n", f"\n\n{TASK_HEADER}\n\n"
     if not text.startswith(head) or mark not in text[len(head):]:
         return None

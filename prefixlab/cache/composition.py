@@ -9,9 +9,11 @@
 The parts (``PARTS``, in prompt order) group the blocks of ``prefixlab.cache.attribution``:
 
     base       the base prompt                      agents_md  the AGENTS.md block
-    memory     the memory header and body           tools      the tool definitions
+    memory     the memory header and body, in the   tools      the tool definitions
+               system prompt or in a user message
     summary    a compaction's summary message       history    every other message (the task too)
     template   the chat template's own tokens (turn markers, tool-call tags)
+    skills     the skills block (miniagent.skills: the index, or every skill's text inline)
 
 A summary is the user message miniagent's compaction writes (it starts with
 ``miniagent.compaction.SUMMARY_HEADER``). A system text that is not miniagent's three blocks
@@ -25,7 +27,7 @@ from miniagent.compaction import SUMMARY_HEADER
 
 from .attribution import Attribution, BlockSpan
 
-PARTS = ("base", "agents_md", "memory", "tools", "history", "summary", "template")
+PARTS = ("base", "agents_md", "memory", "tools", "history", "summary", "template", "skills")
 
 
 def part_of(block: BlockSpan, messages: list[dict]) -> str:
@@ -34,10 +36,10 @@ def part_of(block: BlockSpan, messages: list[dict]) -> str:
         return "template"
     if block.kind == "tools":
         return "tools"
+    if block.name in ("memory_header", "memory_body"):
+        return "memory"  # in the system prompt, or in a user message (modes after-tools, retrieve)
     if block.kind == "system":
-        if block.name in ("memory_header", "memory_body"):
-            return "memory"
-        return "agents_md" if block.name == "agents_md" else "base"
+        return block.name if block.name in ("agents_md", "skills") else "base"
     message = messages[block.message] if block.message is not None else {}
     if message.get("role") == "user" and str(message.get("content", "")).startswith(SUMMARY_HEADER):
         return "summary"
