@@ -14,6 +14,7 @@ RECORDINGS = DATA / "recordings"                 # one directory per recording (
 RECORDING_SCHEMA = RECORDINGS / "schema.json"    # what manifest.json must look like
 T10_DIR = DATA / "t10"                           # the T10 experiment: script, tasks, the repo it works on
 T11_DIR = DATA / "t11"                           # T11 (lesson A6·1, where a human rule lives): the same parts
+T13_DIR = DATA / "t13"                           # T13 (lesson A6·4, the session is a tree): the branches
 T14_DIR = DATA / "t14"                           # T14 (side lesson A6·R, memory file vs retrieval): notes, script
 RECALL_DIR = DATA / "recall"                     # A6·R's small hand-labelled recall set (tasks x notes they need)
 LOADER_TREE = DATA / "loader-tree"               # AGENTS.md at several levels (lesson A6·1's loader explorer)
