@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install book test test-server check-book lab server record record-t11 clean
+.PHONY: install book test test-server check-book lab server record record-t11 record-t13 clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,19 @@ record-t11: install
 	$(BIN)/python -m prefixlab.record_t11 $(T11_RECORD_DIR)
 	$(BIN)/python -m prefixlab.verify $(T11_RECORD_DIR)
 	$(BIN)/python -m prefixlab.compare data/recordings/t11-smollm2-llamacpp $(T11_RECORD_DIR)
+
+# Re-record T13 (lesson A6·4: the session is a tree; a fork after every round of day 1, and two
+# branches taking turns under four server setups, each on fresh servers; about 10 minutes), check
+# each recording token by token and compare it with the shipped one.
+T13_RECORD_DIR ?= _build/recordings/t13-$(shell date +%Y%m%d-%H%M%S)
+T13_NAMES = t13-forks-smollm2-llamacpp t13-switch-one-slot t13-switch-host-cache t13-switch-two-slots \
+	t13-switch-two-slots-lru
+record-t13: install
+	$(BIN)/python -m prefixlab.record_t13 $(T13_RECORD_DIR)
+	for name in $(T13_NAMES); do \
+		$(BIN)/python -m prefixlab.verify $(T13_RECORD_DIR)/$$name && \
+		$(BIN)/python -m prefixlab.compare data/recordings/$$name $(T13_RECORD_DIR)/$$name || exit 1; \
+	done
 
 clean:
 	rm -rf _build
