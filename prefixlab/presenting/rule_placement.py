@@ -19,9 +19,9 @@ from prefixlab.recording.format import Recording
 
 # in prompt order: a compaction's summary comes before the rounds it keeps
 PART_LABELS = {"base": "基础 prompt", "agents_md": "AGENTS.md", "memory": "记忆", "tools": "工具定义",
-               "summary": "压缩摘要", "history": "对话历史", "template": "模板标记"}
+               "summary": "压缩摘要", "history": "对话历史", "template": "模板标记", "skills": "技能"}
 PART_COLORS = {"base": "#1d4ed8", "agents_md": "#f59e0b", "memory": "#16a34a", "tools": "#94a3b8",
-               "history": "#c4b5fd", "summary": "#db2777", "template": "#e5e7eb"}
+               "history": "#c4b5fd", "summary": "#db2777", "template": "#e5e7eb", "skills": "#9333ea"}
 VARIANT_LABELS = {"message": "规矩写在第一条消息里", "agents": "规矩写在 AGENTS.md 里",
                   "edit-frozen": "中途改 AGENTS.md(miniagent:压缩时才重读)",
                   "edit-reload": "中途改 AGENTS.md(每次调用前都重读)"}
@@ -102,6 +102,7 @@ def composition_figure(recording: Recording) -> go.Figure:
     """
     rows = request_rows(recording)
     names = variants(rows)
+    present = [p for p in PART_LABELS if any(r.parts[p] for r in rows)]  # e.g. no skills in T11
     fig = go.Figure()
     per_variant = []  # trace indices of each variant
     for v in names:
@@ -109,7 +110,8 @@ def composition_figure(recording: Recording) -> go.Figure:
         x = [f"{r.label}" for r in mine]
         hover = [_hover(r) for r in mine]
         first = len(fig.data)
-        for part, label in PART_LABELS.items():
+        for part in present:
+            label = PART_LABELS[part]
             fig.add_trace(go.Bar(x=x, y=[r.parts[part] for r in mine], name=label, legendgroup=part,
                                  marker_color=PART_COLORS[part], hovertext=hover, hoverinfo="text",
                                  showlegend=v == names[0], visible=v == names[0]))
