@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install book test test-server check-book lab server record record-t11 record-t13 clean
+.PHONY: install book test test-server check-book lab server record record-t11 record-t12 record-t13 clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,16 @@ record-t11: install
 	$(BIN)/python -m prefixlab.record_t11 $(T11_RECORD_DIR)
 	$(BIN)/python -m prefixlab.verify $(T11_RECORD_DIR)
 	$(BIN)/python -m prefixlab.compare data/recordings/t11-smollm2-llamacpp $(T11_RECORD_DIR)
+
+# Re-record T12 (lesson A6·3: skills inline or an index read on demand, and a skill added
+# mid-session with the index in the stable or the volatile band; four variants, each on a fresh
+# server; the inline one fills the context window, so allow 10-20 minutes on 2 cores), check it
+# token by token and compare it with the shipped recording.
+T12_RECORD_DIR ?= _build/recordings/t12-$(shell date +%Y%m%d-%H%M%S)
+record-t12: install
+	$(BIN)/python -m prefixlab.record_t12 $(T12_RECORD_DIR)
+	$(BIN)/python -m prefixlab.verify $(T12_RECORD_DIR)
+	$(BIN)/python -m prefixlab.compare data/recordings/t12-smollm2-llamacpp $(T12_RECORD_DIR)
 
 # Re-record T13 (lesson A6·4: the session is a tree; a fork after every round of day 1, and two
 # branches taking turns under four server setups, each on fresh servers; about 10 minutes), check
