@@ -70,7 +70,7 @@ def test_index_checker_takes_estimates_within_tolerance(manifest):
 
 @needs_t12
 def test_recording_checkers_accept_only_the_recorded_answer(rec, manifest):
-    n = len(ex.inlined_skills(rec, manifest))
+    n = len(ex.inlined_skills(rec))
     assert n > 0
     assert answer(ex.check_fit(rec, manifest, n)) and not answer(ex.check_fit(rec, manifest, n + 1))
     view = sf.break_view(rec, "added-volatile-day1", "v")
@@ -84,7 +84,7 @@ def test_no_exercise_answer_is_on_the_page_before_it(rec, manifest):
     if not any("check_fit(" in "".join(c["source"]) for c in cells()):
         pytest.skip("the lesson has no exercises yet")
     # a count of skills is a small number (the title "A6·3" holds digits too): look for it as a count, "N 份"
-    n = len(ex.inlined_skills(rec, manifest))
+    n = len(ex.inlined_skills(rec))
     assert not re.search(rf"(?<![\d,.]){n}\s*份", page_before("check_fit("))
     assert not shows(page_before("check_added_hit("), sf.break_view(rec, "added-volatile-day1", "v").cached)
     assert not shows(page_before("check_index_tokens("), ex.index_tokens(manifest, EXERCISE_CAP))

@@ -17,7 +17,7 @@ from miniagent.skills import Skill, index_entry
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
 from prefixlab.paths import TOKENIZER
 
-from .skills_figures import Manifest, break_view, first_changed_system
+from .skills_figures import Manifest, break_view
 
 ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
 INDEX_TOLERANCE = 0.05  # exercise 3 asks for an estimate: within 5% counts
@@ -31,10 +31,16 @@ def _more_or_less(guess: int, answer: int) -> str:
     return "多了" if guess > answer else "少了"
 
 
-def inlined_skills(recording, manifest: Manifest, session: str = "inline-day1") -> list[str]:
-    """Names of the manifest's skills whose whole text heads a section of the session's first system prompt."""
+def inlined_skills(recording, session: str = "inline-day1") -> list[str]:
+    """Names of the skills whose whole text is in the session's first system prompt, in prompt order.
+
+    Each inlined skill starts a section ``## <name> (<location>)`` (miniagent.skills.SkillSet.inline);
+    the names come from the recorded session's skills folder.
+    """
     system = recording.session_calls(session)[0].request["messages"][0]["content"]
-    return [s.name for s in manifest.skills if f"## {s.name} (" in system]
+    names = (recording.session_info(session) or {}).get("skills", {}).get("names", [])
+    found = [n for n in names if f"\n## {n} (" in system]
+    return sorted(found, key=lambda n: system.index(f"\n## {n} ("))
 
 
 def check_fit(recording, manifest: Manifest, guess, session: str = "inline-day1") -> str:
@@ -43,12 +49,13 @@ def check_fit(recording, manifest: Manifest, guess, session: str = "inline-day1"
         return ASK
     if not _is_int(guess):
         return "答案应该是一个整数(技能的份数)。"
-    names = inlined_skills(recording, manifest, session)
+    names = inlined_skills(recording, session)
     answer = len(names)
     if guess == answer:
-        first = recording.session_calls(session)[0]
-        return (f"对:{answer} 份,而且是从最短的挑起;第一个请求 {first.prompt_tokens:,} 个 token。"
-                f"Hermes 一共带了 {len(manifest.skills)} 份,放进去的不到 {100 * answer / len(manifest.skills):.0f}%。")
+        largest = max(c.prompt_tokens for c in recording.session_calls(session) if c.kind == "model_call")
+        hermes = sum(1 for n in names if n in {s.name for s in manifest.skills})
+        return (f"对:{answer} 份(我们的 {answer - hermes} 份,加上 Hermes 最短的 {hermes} 份);"
+                f"会话里最大的请求 {largest:,} 个 token。Hermes 一共带了 {len(manifest.skills)} 份。")
     return (f"不对,{_more_or_less(guess, answer)}。窗口要装下的不只是技能:基础 prompt、工具定义、任务本身,"
             "还得给模型的回答留地方。从最短的技能开始一份份加,看加到第几份就超出。")
 
@@ -98,5 +105,4 @@ def check_index_tokens(manifest: Manifest, cap: int, guess) -> str:
             "用 miniagent.skills.index_entry 拼出每一行,再用课程的分词器数一数,或者先按\"几个字符一个 token\"估一估。")
 
 
-__all__ = ["ASK", "check_added_hit", "check_fit", "check_index_tokens", "first_changed_system", "index_tokens",
-           "inlined_skills"]
+__all__ = ["ASK", "check_added_hit", "check_fit", "check_index_tokens", "index_tokens", "inlined_skills"]

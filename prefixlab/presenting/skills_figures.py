@@ -271,11 +271,21 @@ def first_changed_system(recording: Recording, session: str):
     raise ValueError(f"{session}: the system message never changes, so no skill was added mid-session")
 
 
-def break_view(recording: Recording, session: str, label: str, call=None) -> BreakView:
-    """The request right after a skill was added (the first whose system message changed), or ``call``."""
-    call = call or first_changed_system(recording, session)
-    row = next(r for r in calculator.analyze(recording, sessions=session) if r.seq == call.seq)
-    att = calculator.prepare(recording).attributions[call.seq]
+def first_with_added_skill(recording: Recording, session: str) -> int:
+    """Round of the first request after a skill was added: the session's ``skill_added`` record
+    (``first_request_with_it``) when the recorder wrote one, else the first system-message change."""
+    added = (recording.session_info(session) or {}).get("skill_added") or {}
+    if "first_request_with_it" in added:
+        return int(added["first_request_with_it"])
+    seq = first_changed_system(recording, session).seq
+    return next(r.round for r in calculator.analyze(recording, sessions=session) if r.seq == seq)
+
+
+def break_view(recording: Recording, session: str, label: str, round_no: int | None = None) -> BreakView:
+    """The request of ``round_no`` (default: the first after a skill was added), block by block."""
+    round_no = round_no or first_with_added_skill(recording, session)
+    row = next(r for r in calculator.analyze(recording, sessions=session) if r.round == round_no)
+    att = calculator.prepare(recording).attributions[row.seq]
     if row.measured is None:
         raise ValueError(f"{session} round {row.round}: the server reported no cached_tokens")
     return BreakView(label, session, row.round, row.prompt_tokens, row.measured, row.read,
