@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install book test test-server check-book lab server record record-t11 record-t12 record-t13 clean
+.PHONY: install book test test-server check-book lab server record record-t11 record-t12 record-t13 record-t14 clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,14 @@ record-t11: install
 	$(BIN)/python -m prefixlab.record_t11 $(T11_RECORD_DIR)
 	$(BIN)/python -m prefixlab.verify $(T11_RECORD_DIR)
 	$(BIN)/python -m prefixlab.compare data/recordings/t11-smollm2-llamacpp $(T11_RECORD_DIR)
+
+# Re-record T14 (side lesson A6·R: the whole memory file, or only the notes a request matches;
+# about 8 minutes), check it token by token and compare it with the shipped recording.
+T14_RECORD_DIR ?= _build/recordings/t14-$(shell date +%Y%m%d-%H%M%S)
+record-t14: install
+	$(BIN)/python -m prefixlab.record_t14 $(T14_RECORD_DIR)
+	$(BIN)/python -m prefixlab.verify $(T14_RECORD_DIR)
+	$(BIN)/python -m prefixlab.compare data/recordings/t14-smollm2-llamacpp $(T14_RECORD_DIR)
 
 # Re-record T12 (lesson A6·3: skills inline or an index read on demand, and a skill added
 # mid-session with the index in the stable or the volatile band; four variants, each on a fresh

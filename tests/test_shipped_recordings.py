@@ -50,6 +50,8 @@ def test_predicted_equals_measured_on_every_request(replay):
     wanted = {"main", "fork", "counterfactual"} if rec.path.name == "t10-smollm2-llamacpp" else {"main", "fork"}
     if rec.manifest["experiment"] == "T11":  # lesson A6·1: main sessions only (see test_t11_recording.py)
         wanted = {"main"}
+    if rec.manifest["experiment"] == "T14":  # side lesson A6·R: main sessions only (see test_t14_recording.py)
+        wanted = {"main"}
     assert wanted <= kinds or rec.manifest.get("policy") == "live"
 
 
