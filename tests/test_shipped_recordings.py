@@ -52,6 +52,8 @@ def test_predicted_equals_measured_on_every_request(replay):
         wanted = {"main"}
     if rec.manifest["experiment"] == "T14":  # side lesson A6·R: main sessions only (see test_t14_recording.py)
         wanted = {"main"}
+    if rec.manifest["experiment"] == "T12":  # lesson A6·3: main sessions only (see test_t12_recording.py)
+        wanted = {"main"}
     assert wanted <= kinds or rec.manifest.get("policy") == "live"
 
 
