@@ -24,7 +24,7 @@ def test_every_view_has_every_request_of_every_strategy(t10, data):
     for view in data.values():
         assert len(view["frozen"]) == len(t10.session_calls("frozen-day1"))
         for points in view.values():
-            assert [p.round for p in points] == list(range(1, len(points) + 1))
+            assert [p.index for p in points] == list(range(1, len(points) + 1))
             for p in points:
                 assert p.read + p.fresh == p.prompt and p.uncached >= 0
 
@@ -89,7 +89,7 @@ def test_recall_figure_orders_k_puts_everything_last_and_switches_measure():
               Summary("frozen", None, 1.0, 1.0, 900.0)]
     fig = sf.recall_figure(points)
     retrieve = next(t for t in fig.data if t.name == sf.SHORT_LABELS["retrieve"] and t.visible)
-    assert list(retrieve.text) == ["k=1", "k=3"] and list(retrieve.x) == [40.0, 120.0]
+    assert list(retrieve.text) == ["k=1", "k=3"] and list(retrieve.x) == [40.0, 120.0]  # the first line with k
     assert list(retrieve.y) == [0.25, 0.5]
     frozen = next(t for t in fig.data if t.name == sf.SHORT_LABELS["frozen"] and t.visible)
     assert list(frozen.text) == ["全部"]

@@ -73,7 +73,8 @@ class Point:
     strategy: str
     session: str
     seq: int
-    round: int            # the request's number in its session (1, 2, ...)
+    index: int            # the request's place in its session (1, 2, ...)
+    round: int            # the recorded round: the model call's number within its user request
     turn: int             # the user request it serves (1 = the first thing the user asked)
     injected: int         # tokens of memory text this request carries (header included)
     prompt: int           # prompt tokens
@@ -110,13 +111,14 @@ def recalled_text(call: Call) -> str | None:
 
 
 def injected_tokens(att, call: Call) -> int:
-    """Memory tokens a request carries: the system prompt's memory blocks, plus recalled notes in
-    the current user message (each strategy has one of the two, or neither)."""
+    """Memory tokens a request carries: its memory blocks (the attribution names the memory header and
+    body wherever they sit: in the system prompt, or after the user's words in a user message); a
+    recalled block the attribution does not name is found by its text."""
     tokens = sum(len(b) for b in att.blocks if b.name in MEMORY_BLOCKS)
+    if tokens:
+        return tokens
     text = recalled_text(call)
-    if text:
-        tokens += sum(o.tokens for o in composition.find(att, text, call.request["messages"]))
-    return tokens
+    return sum(o.tokens for o in composition.find(att, text, call.request["messages"])) if text else 0
 
 
 # -- replaying under a view -----------------------------------------------------------------------------
@@ -167,8 +169,9 @@ def strategy_data(recording: Recording, sessions: dict[str, str], views=VIEWS) -
         for row in view_rows(recording, view, list(sessions.values())):
             call = recording.calls[row.seq]
             cost = pricing.request_cost(row.prediction, view.model).total if view.model else None
-            per[by_session[row.session]].append(Point(
-                by_session[row.session], row.session, row.seq, row.round, turn_of(call),
+            strategy = by_session[row.session]
+            per[strategy].append(Point(
+                strategy, row.session, row.seq, len(per[strategy]) + 1, row.round, turn_of(call),
                 injected_tokens(replay.attributions[row.seq], call), row.prompt_tokens, row.measured,
                 row.read, row.write, row.fresh, row.break_block, cost))
         out[view.key] = per
@@ -232,7 +235,7 @@ BAR_PARTS = (("read", "从缓存读", "#16a34a"), ("write", "写入缓存", "#25
 
 
 def _hover(p: Point, view: View) -> str:
-    lines = [f"{SHORT_LABELS.get(p.strategy, p.strategy)} · 第 {p.turn} 次发话 · 会话第 {p.round} 个请求",
+    lines = [f"{SHORT_LABELS.get(p.strategy, p.strategy)} · 第 {p.turn} 次发话的第 {p.round} 轮(会话第 {p.index} 个请求)",
              f"注入的记忆:{p.injected:,} token",
              f"prompt {p.prompt:,}:读 {p.read:,} / 写 {p.write:,} / 算 {p.fresh:,}"]
     if view.measured and p.measured is not None:
@@ -264,7 +267,7 @@ def strategy_figure(data: dict, views=VIEWS) -> go.Figure:
         index[view.key] = []
         for row, strategy in enumerate(strategies, start=1):
             points = data[view.key][strategy]
-            x = [p.round for p in points]
+            x = [p.index for p in points]
             hover = [_hover(p, view) for p in points]
             for part, name, color in BAR_PARTS:
                 index[view.key].append(len(fig.data))
@@ -289,7 +292,7 @@ def strategy_figure(data: dict, views=VIEWS) -> go.Figure:
         points = first[strategy]
         for a, b in zip(points, points[1:]):
             if b.turn != a.turn:
-                fig.add_vline(x=b.round - 0.5, line_width=1, line_dash="dot", line_color="#6b7280", row=row, col=1)
+                fig.add_vline(x=b.index - 0.5, line_width=1, line_dash="dot", line_color="#6b7280", row=row, col=1)
 
     def visible(key: str) -> list[bool]:
         on = set(index[key])
@@ -315,12 +318,14 @@ def strategy_figure(data: dict, views=VIEWS) -> go.Figure:
                                    for v in views])])
     fig.update_xaxes(dtick=1)
     fig.update_xaxes(title_text="会话里的第几个请求(虚线:用户又发了一次话)", row=len(strategies), col=1)
-    fig.update_yaxes(title_text="token")
+    top = max(p.prompt for per in data.values() for points in per.values() for p in points)
+    fig.update_yaxes(title_text="token", range=[0, top * 1.05])  # one scale: the rows compare by height
     return fig
 
 
 # -- recall@k against the tokens injected -------------------------------------------------------------------
 
+LABELLED_K = (1, 3, 5, 10)
 RECALL_MEASURES = (("recall", "平均召回率:需要的记忆带上了几成"), ("complete", "找齐率:需要的记忆全带上的请求占几成"))
 
 
@@ -332,23 +337,28 @@ def recall_figure(summaries, title: str = "召回率和注入的记忆 token(小
     switch between mean recall and the share of requests that carry every note they need."""
     fig = go.Figure()
     strategies = list(dict.fromkeys(p.strategy for p in summaries))
+    labelled = next((s for s in strategies if any(p.k is not None for p in summaries if p.strategy == s)), None)
     for measure, label in RECALL_MEASURES:
         for strategy in strategies:
             mine = sorted((p for p in summaries if p.strategy == strategy), key=lambda p: (p.k is None, p.k or 0))
             name = SHORT_LABELS.get(strategy, strategy)
+            # k on a few points of one line only: the lines of strategies that share a retriever overlap
+            text = ["全部" if p.k is None else f"k={p.k}" if strategy == labelled and p.k in LABELLED_K else ""
+                    for p in mine]
             fig.add_scatter(
                 x=[p.tokens for p in mine], y=[getattr(p, measure) for p in mine], mode="lines+markers+text",
                 name=name, legendgroup=strategy, visible=measure == RECALL_MEASURES[0][0],
-                text=["全部" if p.k is None else f"k={p.k}" for p in mine], textposition="top center",
+                text=text, textposition="top left",
                 hovertext=[f"{name},{'全部记忆' if p.k is None else f'k = {p.k}'}<br>平均召回率 {p.recall:.0%}"
                            f"<br>找齐率 {p.complete:.0%}<br>平均每个请求注入 {p.tokens:,.0f} token" for p in mine],
                 hoverinfo="text")
     n = len(strategies)
     fig.update_layout(
-        title=title, height=440, margin=dict(l=10, r=10, t=100, b=40),
-        xaxis_title="每个请求平均注入的记忆 token", yaxis=dict(range=[0, 1.08], tickformat=".0%"),
+        title=dict(text=title, y=0.97), height=460, margin=dict(l=10, r=10, t=120, b=40),
+        xaxis=dict(title="每个请求平均注入的记忆 token(对数刻度)", type="log"),
+        yaxis=dict(range=[0, 1.08], tickformat=".0%"),
         legend=dict(orientation="h", y=-0.2, x=0),
-        updatemenus=[dict(type="buttons", direction="right", x=0, y=1.18, xanchor="left",
+        updatemenus=[dict(type="buttons", direction="right", x=0, y=1.14, xanchor="left",
                           buttons=[dict(label=label, method="update",
                                         args=[{"visible": [j // n == i for j in range(len(fig.data))]}])
                                    for i, (_, label) in enumerate(RECALL_MEASURES)])])
