@@ -140,3 +140,16 @@ def test_next_lesson_follows_the_chapter_order():
     with pytest.raises(MapError):
         next_lesson("a9-9")
     assert A6_EVOLUTION.is_file()
+
+
+def test_turn_n_picks_the_first_call_of_the_nth_user_request():
+    rec = evolution._recording(T10)
+    calls = rec.session_calls("append-day1")  # append adds a user message (the memory update) mid-session
+    assert evolution.select(rec, ["frozen-day1"], "turn 1") == rec.session_calls("frozen-day1")[:1]
+    second = evolution.select(rec, ["append-day1"], "turn 2")
+    assert len(second) == 1 and second[0] is next(
+        c for c in calls if sum(m["role"] == "user" for m in c.request["messages"]) == 2)
+    with pytest.raises(MapError, match="no call at 'turn 2'"):
+        evaluate({"recording": T10, "session": "frozen-day1", "at": "turn 2", "measure": "prompt_tokens"})
+    with pytest.raises(MapError, match="'turn N'"):
+        evaluate({"recording": T10, "session": "frozen-day1", "at": "turn", "measure": "prompt_tokens"})

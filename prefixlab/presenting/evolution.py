@@ -126,8 +126,8 @@ def check_query(query: dict, where: str) -> None:
         if key not in query:
             raise MapError(f"{where}: the query has no {key!r}")
     at = str(query["at"])
-    if at not in AT_CHOICES and not re.fullmatch(r"round \d+", at):
-        raise MapError(f"{where}: unknown 'at' {at!r}; choose one of {', '.join(AT_CHOICES)} or 'round N'")
+    if at not in AT_CHOICES and not re.fullmatch(r"(round|turn) \d+", at):
+        raise MapError(f"{where}: unknown 'at' {at!r}; choose one of {', '.join(AT_CHOICES)}, 'round N' or 'turn N'")
     if query["measure"].split()[0] not in MEASURES:
         raise MapError(f"{where}: unknown measure {query['measure']!r}; choose one of {', '.join(MEASURES)}")
 
@@ -150,6 +150,9 @@ def select(recording: Recording, sessions: list[str], at: str) -> list[Call]:
         return calls[-1:]
     if at.startswith("round "):
         picked = [c for c in calls if c.kind == "model_call" and c.round == int(at.split()[1])]
+    elif at.startswith("turn "):  # the first call of the N-th user request: a call sends one user message per request
+        picked = [c for c in calls if sum(1 for m in c.request["messages"] if m.get("role") == "user")
+                  == int(at.split()[1])][:1]
     elif at == "compaction":
         picked = [c for c in calls if c.kind == "compaction"][:1]
     elif at == "after_compaction":
