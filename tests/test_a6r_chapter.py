@@ -58,10 +58,6 @@ def test_never_complete_checker():
     assert "多选了" in exercises_a6r.check_never_complete([*right, "run-checks"])
 
 
-needs_t14 = pytest.mark.skipif(not T14.exists(), reason="the T14 recording is not in data/recordings yet")
-
-
-@needs_t14
 @pytest.mark.parametrize("strategy", ["select", "retrieve"])
 def test_turn_hit_checker_accepts_only_the_measurement(strategy):
     rec = load(T14)
@@ -75,7 +71,6 @@ def test_turn_hit_checker_accepts_only_the_measurement(strategy):
     assert "整数" in exercises_a6r.check_turn_hit(rec, strategy, "12")
 
 
-@needs_t14
 def test_no_exercise_answer_is_on_the_page_before_it():
     rec = load(T14)
     for strategy in ("select", "retrieve"):
