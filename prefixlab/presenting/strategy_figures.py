@@ -48,6 +48,7 @@ class View:
     config: dict = field(default_factory=dict)
     model: str | None = None         # price the rule's predictions with this model (None: no prices)
     pause_s: float | None = None     # seconds added before every user request after the first (None: recorded clock)
+    short: str = ""                  # the label in tables
 
     @property
     def measured(self) -> bool:
@@ -56,13 +57,13 @@ class View:
 
 
 VIEWS = (
-    View("local", "本机 llama-server:实测命中(和计算器的推算)", "llamacpp"),
+    View("local", "本机 llama-server:实测命中(和计算器的推算)", "llamacpp", short="本机(实测)"),
     View("anthropic", f"Anthropic · {ANTHROPIC_MODEL} · 自动缓存 · 按录制的时间", "anthropic",
-         {"model": ANTHROPIC_MODEL}, ANTHROPIC_MODEL),
+         {"model": ANTHROPIC_MODEL}, ANTHROPIC_MODEL, short="Anthropic"),
     View("anthropic-pause", f"Anthropic · {ANTHROPIC_MODEL} · 自动缓存 · 每次发话前用户停 {PAUSE_S / 60:g} 分钟",
-         "anthropic", {"model": ANTHROPIC_MODEL}, ANTHROPIC_MODEL, PAUSE_S),
+         "anthropic", {"model": ANTHROPIC_MODEL}, ANTHROPIC_MODEL, PAUSE_S, short=f"Anthropic,停 {PAUSE_S / 60:g} 分钟"),
     View("openai", f"OpenAI · {OPENAI_MODEL} · {openai_rule.default_retention(OPENAI_MODEL)} 保留 · 按录制的时间",
-         "openai", {"retention": openai_rule.default_retention(OPENAI_MODEL)}, OPENAI_MODEL),
+         "openai", {"retention": openai_rule.default_retention(OPENAI_MODEL)}, OPENAI_MODEL, short="OpenAI"),
 )
 
 
@@ -211,22 +212,24 @@ def view_of(key: str, views=VIEWS) -> View:
 
 
 def totals_rows(data: dict, views=VIEWS) -> list[list]:
-    """Table rows: view, strategy, requests, injected, prompt, read, written, recomputed, measured, USD."""
+    """Table rows: view, strategy, injected, prompt, read, written, recomputed, USD (see TOTALS_HEADER).
+
+    A measured view's "read" is the server's measurement (the rows come from the calculator, which
+    agrees with every one; a disagreement raises rather than showing a prediction as measured)."""
     out = []
     for view in views:
         if view.key not in data:
             continue
         for strategy, points in data[view.key].items():
             t = totals(points)
-            out.append([view.label, SHORT_LABELS.get(strategy, strategy), t.requests, t.injected, t.prompt, t.read,
-                        t.written, t.recomputed,
-                        t.measured if view.measured and t.measured is not None else "—",
-                        f"${t.cost:.4f}" if t.cost is not None else "—"])
+            if view.measured and t.measured != t.read:
+                raise ValueError(f"{view.key}/{strategy}: predicted {t.read} read tokens, the server measured {t.measured}")
+            out.append([view.short or view.label, SHORT_LABELS.get(strategy, strategy), t.injected, t.prompt, t.read,
+                        t.written, t.recomputed, f"${t.cost:.4f}" if t.cost is not None else "—"])
     return out
 
 
-TOTALS_HEADER = ["读法", "策略", "请求", "注入的记忆 token", "prompt token", "读回", "写入", "重算",
-                 "实测命中", "按价目表折算"]
+TOTALS_HEADER = ["读法", "做法", "注入的记忆 token", "prompt token", "读回", "写入", "重算", "按价目表折算"]
 
 
 # -- the figure: strategy x request -------------------------------------------------------------------------
