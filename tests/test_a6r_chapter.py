@@ -80,3 +80,54 @@ def test_no_exercise_answer_is_on_the_page_before_it():
     for task in exercises_a6r.never_complete():
         # the recall results per request come after the exercise: no "never complete" verdict before it
         assert f"{task}(缺" not in before
+
+
+# -- what the prose says in words (not numbers) must stay true of the shipped data -------------------------
+
+@pytest.fixture(scope="module")
+def t14_data():
+    from prefixlab.presenting import strategy_figures as sf
+
+    return sf.strategy_data(load(T14), {s: s for s in ("frozen", "select", "retrieve")})
+
+
+def _turn_reads(points):
+    return sum(p.read for a, p in zip(points, points[1:]) if p.turn != a.turn)
+
+
+def test_prose_claims_about_the_local_server(t14_data):
+    from prefixlab.presenting import strategy_figures as sf
+
+    local = {s: sf.totals(p) for s, p in t14_data["local"].items()}
+    # "只带相关的,发出去的 token 少了;可服务器要重算的,反而可能更多": frozen sends most, recomputes least
+    assert local["frozen"].prompt > max(local["select"].prompt, local["retrieve"].prompt)
+    assert local["frozen"].recomputed < local["retrieve"].recomputed < local["select"].recomputed
+    # select breaks inside the system prompt at every later user request; retrieve in the conversation
+    for a, p in zip(t14_data["local"]["select"], t14_data["local"]["select"][1:]):
+        if p.turn != a.turn:
+            assert p.break_block == "memory_body"
+
+
+def test_prose_claims_about_the_cloud_views(t14_data):
+    from prefixlab.presenting import strategy_figures as sf
+
+    cost = {(v, s): sf.totals(p).cost for v, per in t14_data.items() for s, p in per.items() if v != "local"}
+    # "停顿改变了排名": frozen is the cheapest on the recorded clock and the dearest with the pauses
+    assert cost["anthropic", "frozen"] < min(cost["anthropic", "select"], cost["anthropic", "retrieve"])
+    assert cost["anthropic-pause", "frozen"] > max(cost["anthropic-pause", "select"], cost["anthropic-pause", "retrieve"])
+    for s in ("select", "retrieve"):  # they break at every user request anyway: pausing changes nothing
+        assert cost["anthropic-pause", s] == cost["anthropic", s]
+    # "在 Anthropic 上,检索组断得晚不管用;在 OpenAI 上,它管用"
+    assert _turn_reads(t14_data["anthropic"]["select"]) == _turn_reads(t14_data["anthropic"]["retrieve"]) == 0
+    assert _turn_reads(t14_data["openai"]["retrieve"]) > _turn_reads(t14_data["openai"]["select"])
+    assert _turn_reads(t14_data["anthropic-pause"]["frozen"]) < _turn_reads(t14_data["anthropic"]["frozen"])
+
+
+def test_prose_claims_about_the_recall_test():
+    from prefixlab.presenting import recall
+
+    by = {(x.strategy, x.k): x for x in recall.summary(recall.measure(ks=range(1, 11)))}
+    for k in range(1, 11):  # the same retriever: the two lines coincide; retrieve pays for its header
+        assert by["select", k].recall == by["retrieve", k].recall
+        assert by["retrieve", k].tokens > by["select", k].tokens
+    assert by["frozen", None].recall == 1 and by["frozen", None].tokens > by["select", 10].tokens
