@@ -12,8 +12,11 @@ PACKAGE = ROOT / "prefixlab"
 LAYERS = ["paths", "serving", "recording", "cache", "presenting"]  # each may import the ones before it
 # (importing module, imported layer): why the order allows it
 EXCEPTIONS = {("prefixlab.recording.verify", "cache"): "verify re-tokenizes recordings with cache.tokenizer"}
+EXCEPTIONS[("prefixlab.recording.t12", "cache")] = ("T12 counts its requests' tokens with cache.tokenizer before "
+                                                    "sending them, to find how many skill texts fit the window")
 ENTRY_POINTS = {"server", "record_t10", "record_t11", "verify", "compare", "report", "gguf_tokenizer",
                 "tokenizer_fixtures"}
+ENTRY_POINTS |= {"record_t12"}
 
 
 def modules():
