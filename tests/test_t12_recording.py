@@ -85,3 +85,12 @@ def test_the_two_break_points_differ_by_the_agents_md_block(replay, rows):
     (stable, agents), (volatile, agents_again) = cached["added-stable"], cached["added-volatile"]
     assert agents == agents_again > 0
     assert volatile - stable == agents
+
+
+def test_the_evolution_map_can_ask_for_the_skills_part(replay):
+    from prefixlab.presenting.evolution import evaluate
+
+    for sid in ("inline-day1", "index-day1"):
+        call = replay.recording.session_calls(sid)[0]
+        query = {"recording": T12.name, "session": sid, "at": "first", "measure": "part_tokens skills"}
+        assert evaluate(query) == parts(replay, call)["skills"] > 0
