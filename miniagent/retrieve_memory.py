@@ -13,8 +13,8 @@ stores it in the conversation). The system prompt never changes. Here:
 
 What it costs the prompt cache: within one turn nothing moves (every call repeats the same
 message). At the next turn the earlier message loses its notes, so the prefix breaks right
-after that message's own text: the server recomputes that turn's notes' place and every
-round after it.
+after that message's own words (where the notes were, the message now ends): the server keeps
+everything before, and recomputes every round of that earlier turn after it.
 """
 from __future__ import annotations
 
