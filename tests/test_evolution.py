@@ -59,7 +59,7 @@ def test_the_shipped_map_is_valid_and_every_written_lesson_exists():
             assert (REPO_ROOT / f"{lesson.page}.ipynb").is_file(), lesson.page
     assert (REPO_ROOT / f"{data.chapter['page']}.ipynb").is_file()
     assert [s.id for s in data.stages if not s.branch] == [
-        "rules-in-message", "instruction-files", "refresh-at-once", "frozen-snapshot", "skills", "session-tree"]
+        "rules-in-message", "instruction-files", "refresh-at-once", "frozen-snapshot", "skills", "rewind-truncate", "session-tree"]
     # every stage of a written lesson is proved by recorded numbers
     for stage in data.stages:
         if data.lesson(stage.lesson).page:
