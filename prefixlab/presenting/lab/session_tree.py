@@ -29,10 +29,11 @@ from prefixlab.paths import RECORDINGS
 from prefixlab.recording.format import load
 
 from .. import session_tree_figures as st
-from ..exercises_a64 import truncated
+from ..exercises_a64 import switch_backs, truncated
 from .app import WidgetApp
 
 FORKS = RECORDINGS / "t13-forks-smollm2-llamacpp"
+SLOT_FLAGS = ("-np", "--cache-ram", "--slot-prompt-similarity")  # where later flags win, all are shown
 
 
 def _pre(text: str) -> str:
@@ -103,16 +104,16 @@ class SwitchLab:
         if setup not in self.rows:
             raise ValueError(f"no recording for setup {setup!r}; setups: {', '.join(self.setups())}")
         rec = self.recordings[setup]
-        flags = " ".join(rec.provenance["server"]["flags"])
-        lines = [f"{setup}:{rec.path.name},服务器参数 {flags}"]
-        previous = None
+        flags = rec.provenance["server"]["flags"]
+        shown = " ".join(f"{f} {flags[i + 1]}" for i, f in enumerate(flags) if f in SLOT_FLAGS)
+        lines = [f"{setup}:{rec.path.name},槽位和主机缓存的参数 {shown}(⇄ = 切回:前一个请求属于另一根枝)"]
+        backs = {r.order for r, _ in switch_backs(self.rows[setup])}
         for r in self.rows[setup]:
-            back = " ⇄ 切回" if previous is not None and previous != r.session else ""
+            back = " ⇄" if r.order in backs else ""
             hit = "—" if r.measured is None else f"{r.measured:,}"
             lines.append(f"{r.order:>3} {r.session:<9} 第 {r.round:>2} 轮  prompt {r.prompt_tokens:>5,}  "
                          f"实测命中 {hit:>5}  计算器 {r.predicted:>5,}  来自 {r.source}{back}")
             lines += [f"      · {n}" for n in r.notes]
-            previous = r.session
         return "\n".join(lines)
 
 
@@ -137,7 +138,7 @@ class Sandbox:
     """A temporary copy of a session file to grow branches on (user messages only, no model calls)."""
 
     def __init__(self, source: Path | str = FORKS / "day1.jsonl"):
-        self._tmp = tempfile.TemporaryDirectory(prefix="session-tree-lab-")
+        self._tmp = tempfile.TemporaryDirectory()  # /tmp/tmpXXXXXXXX: nbval sanitizes it
         self.path = Path(self._tmp.name) / Path(source).name
         shutil.copy(source, self.path)
 
