@@ -17,6 +17,7 @@ EXCEPTIONS[("prefixlab.recording.t12", "cache")] = ("T12 counts its requests' to
 ENTRY_POINTS = {"server", "record_t10", "record_t11", "verify", "compare", "report", "gguf_tokenizer",
                 "tokenizer_fixtures"}
 ENTRY_POINTS |= {"record_t12"}
+ENTRY_POINTS |= {"record_t14"}  # side lesson A6·R
 
 
 def modules():
