@@ -229,3 +229,47 @@ def test_predict_accepts_overrides_and_checks_order():
 def test_bad_config_is_rejected(bad):
     with pytest.raises(ValueError):
         LlamaCppConfig(**bad)
+
+
+# -- two branches of one session taking turns (T13, lesson A6·4) -------------------------------------
+
+TRUNK = seq(0, 100)
+
+
+def branches():
+    """a1 b1 a2 b2 a3 b3: two branches after a 100-token trunk; each request extends its branch's last one."""
+    a1, b1 = TRUNK + seq(1000, 50), TRUNK + seq(5000, 60)
+    a2, b2 = a1 + seq(2000, 200), b1 + seq(6000, 200)
+    a3, b3 = a2 + seq(3000, 50), b2 + seq(7000, 50)
+    return [a1, b1, a2, b2, a3, b3]
+
+
+def test_switching_branches_on_one_slot_without_host_cache_keeps_only_the_trunk():
+    _, preds = run(NP1_NO_HOST, branches())
+    assert [p.read for p in preds] == [0, 100, 100, 100, 100, 100]
+
+
+def test_switching_with_the_host_cache_brings_a_branch_back_once_f_keep_drops_below_half():
+    _, preds = run(LlamaCppConfig.single_slot(), branches())
+    # b1, a2: the slot keeps >= half (100/150, 100/160): similarity pick, no host cache, only the trunk.
+    # b2: 100/350 < 0.5 -> a2 saved; nothing better to load (b1 was never saved) -> the trunk.
+    # a3: 100/360 < 0.5 -> b2 saved, a2 loaded back; b3: a3 saved, b2 loaded back.
+    assert [p.read for p in preds] == [0, 100, 100, 100, 350, 360]
+    assert any(n.startswith("load host entry") for n in preds[4].notes)
+    assert not any("host" in n for n in preds[2].notes)
+
+
+def test_two_slots_picked_by_similarity_leave_the_second_slot_empty():
+    one_slot = [p.read for p in run(LlamaCppConfig.single_slot(), branches())[1]]
+    server, preds = run(LlamaCppConfig(n_slots=2, kv_unified=False), branches())
+    assert [p.read for p in preds] == one_slot
+    assert server.slots[0].tokens == ()  # every prompt shares > 10 % with slot 1, so slot 0 is never picked
+
+
+def test_two_slots_picked_by_lru_keep_one_branch_each():
+    config = LlamaCppConfig(n_slots=2, kv_unified=False, slot_prompt_similarity=0.0)
+    server, preds = run(config, branches())
+    # a1 -> slot 1 (the last never-used slot), b1 -> slot 0 (empty; the host cache is still empty);
+    # from then on LRU alternates and each branch finds its own last request in its own slot
+    assert [p.read for p in preds] == [0, 0, 150, 160, 350, 360]
+    assert server.slots[1].tokens == branches()[4] and server.slots[0].tokens == branches()[5]
