@@ -18,6 +18,7 @@ ENTRY_POINTS = {"server", "record_t10", "record_t11", "verify", "compare", "repo
                 "tokenizer_fixtures"}
 ENTRY_POINTS |= {"record_t12"}
 ENTRY_POINTS |= {"record_t14"}  # side lesson A6·R
+ENTRY_POINTS |= {"record_t13"}  # lesson A6·4
 
 
 def modules():
