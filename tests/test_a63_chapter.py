@@ -51,7 +51,9 @@ def page_before(marker: str) -> str:
 
 
 def shows(text: str, n: int) -> bool:
-    return any(re.search(rf"(?<![\d,.]){re.escape(form)}(?![\d,])", text) for form in {str(n), f"{n:,}"})
+    """n written as a number: not inside a longer number, nor inside a word such as a commit hash
+    (a citation card's permalink holds hex digits; CJK text around a number still counts)."""
+    return any(re.search(rf"(?<![0-9A-Za-z,.]){re.escape(form)}(?![0-9A-Za-z,])", text) for form in {str(n), f"{n:,}"})
 
 
 def answer(verdict: str) -> bool:
