@@ -121,7 +121,8 @@ def view(label, cached, blocks, break_block):
 
 
 STABLE = [("template#0", 0, 3), ("base", 3, 80), ("skills_index", 80, 200), ("agents_md", 200, 260),
-          ("tools", 260, 700), ("template#1", 700, 703), ("user#1", 703, 740), ("assistant#2", 740, 800)]
+          ("tools", 260, 700), ("template#1", 700, 703), ("user#1", 703, 740), ("template#2", 740, 745),
+          ("assistant#2", 745, 800)]
 VOLATILE = [("template#0", 0, 3), ("base", 3, 80), ("agents_md", 80, 140), ("skills_index", 140, 260),
             ("tools", 260, 700), ("template#1", 700, 703), ("user#1", 703, 740), ("assistant#2", 740, 800)]
 
@@ -141,9 +142,9 @@ def test_break_figure_rows_and_hover():
     hit, fresh = fig.data[-2], fig.data[-1]
     assert list(hit.x) == [150, 210] and list(fresh.base) == [150, 210] and list(fresh.x) == [650, 590]
     assert "前缀断在 skills_index" in fresh.hovertext[0] and "&lt;x&gt;" in fresh.hovertext[0]
-    messages = next(t for t in fig.data if t.name == "对话消息")
+    messages = next(t for t in fig.data if t.name.startswith("对话"))
     assert list(messages.base) == [703, 703]  # user#1 and assistant#2 merged into one segment per row
-    assert "user#1, assistant#2" in messages.hovertext[0]
+    assert "user#1, template#2, assistant#2" in messages.hovertext[0]  # glue between messages joins the run
     assert len(fig.layout.yaxis.categoryarray) == 4
     zoom = fig.layout.updatemenus[0].buttons[1].args[0]["xaxis.range"]
     assert zoom[0] <= 150 and zoom[1] >= 210

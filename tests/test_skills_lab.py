@@ -29,3 +29,14 @@ def test_folder_lab_edits_a_copy_and_reports_bad_files():
     assert "没有加载:skills/broken/SKILL.md" in text and "- notes: How to keep short notes" in text
     with pytest.raises(ValueError):
         lab.write("../escape", "x")
+
+
+def test_request_view_names_the_break():
+    from prefixlab.presenting.lab.skills import RequestLab
+
+    lab = RequestLab()
+    assert lab.sessions() == ["inline-day1", "index-day1", "added-stable-day1", "added-volatile-day1"]
+    text = lab.describe("added-stable-day1", 5)
+    assert "前缀断在 skills" in text and "← 断点在这一段" in text
+    last = lab.rounds("index-day1")[-1]
+    assert "index-day1 第" in lab.describe("index-day1", last)

@@ -32,7 +32,7 @@ HIT_COLOR, FRESH_COLOR = "#16a34a", "#f97316"
 # Parts of a rendered prompt, in the colours of the block strip (a block's name decides its part).
 PARTS = (("skills", "技能(索引或全文)", "#9333ea"), ("base", "基础 prompt", "#64748b"),
          ("agents_md", "AGENTS.md", "#0891b2"), ("memory", "记忆", "#ca8a04"), ("tools", "工具定义", "#2563eb"),
-         ("messages", "对话消息", "#9ca3af"), ("template", "模板标记", "#e5e7eb"))
+         ("messages", "对话(含消息间的模板标记)", "#9ca3af"), ("template", "模板标记", "#e5e7eb"))
 
 
 class ManifestError(ValueError):
@@ -294,11 +294,18 @@ def break_view(recording: Recording, session: str, label: str, round_no: int | N
 
 
 def _strip(view: BreakView) -> dict[str, list[tuple[int, int, list[str]]]]:
-    """Consecutive blocks of the same part merged: part -> [(start, end, block names)]."""
+    """Consecutive blocks of the same part merged: part -> [(start, end, block names)].
+
+    Once the conversation has started, the template's glue between messages counts as conversation,
+    so the messages make one run instead of dozens of slivers."""
     out: dict[str, list] = {}
     run = None
+    talking = False
     for name, s, e in view.blocks:
         part = part_of(name)
+        talking = talking or part == "messages"
+        if talking and part == "template":
+            part = "messages"
         if run and run[0] == part and run[2] == s:
             run[2], run[3] = e, run[3] + [name]
             continue

@@ -9,6 +9,10 @@
     print(folder.describe())                 # the index miniagent builds, its tokens, and what it could not load
     FolderApp(folder)                        # ipywidgets: edit or add a SKILL.md and see the index change
 
+    t12 = RequestLab()                       # the shipped T12 recording
+    print(t12.describe("added-stable-day1", 5))  # one request: its parts in order, the hit, where it broke
+    RequestApp(t12)                          # ipywidgets: pick a session and a round
+
 The plain-text ``describe`` methods are what nbval compares; the apps need a kernel (JupyterLab or
 Binder). ``FolderLab(path)`` opens your own skills folder instead (read-only unless you save a file).
 """
@@ -21,14 +25,16 @@ from pathlib import Path
 
 from miniagent.skills import DESCRIPTION_CAP, SKILL_FILE, Skill, SkillSet, index_entry
 
-from prefixlab.cache import pricing
+from prefixlab.cache import calculator, pricing
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
-from prefixlab.paths import DATA, TOKENIZER
+from prefixlab.paths import DATA, RECORDINGS, TOKENIZER
+from prefixlab.recording.format import load
 
 from .. import exercises_a63, skills_figures as sf
 from .app import WidgetApp
 
 OURS = DATA / "skills" / "ours"
+T12 = RECORDINGS / "t12-smollm2-llamacpp"
 WINDOW = 8192        # the course server's context window (-c 8192); the lesson reads it from the recording
 PRICE_MODEL = "claude-sonnet-5-5"
 
@@ -167,3 +173,57 @@ class FolderApp(WidgetApp):
 
     def _show(self):
         self.result.value = f"<pre style='white-space:pre-wrap'>{html.escape(self.lab.describe())}</pre>"
+
+
+class RequestLab:
+    """The T12 requests, block by block: what the prompt holds, what the server read back, where it broke."""
+
+    def __init__(self, path: Path | str = T12):
+        self.recording = load(path)
+        self.rows = calculator.analyze(self.recording)
+
+    def sessions(self) -> list[str]:
+        return list(dict.fromkeys(r.session for r in self.rows))
+
+    def rounds(self, session: str) -> list[int]:
+        return [r.round for r in self.rows if r.session == session]
+
+    def describe(self, session: str, round_no: int) -> str:
+        v = sf.break_view(self.recording, session, session, round_no)
+        parts = sf._strip(v)
+        order = sorted(((s, e, key) for key, spans in parts.items() for s, e, _ in spans))
+        labels = {key: label for key, label, _ in sf.PARTS}
+        where = (f"前缀断在 {v.break_block}(第 {v.break_at:,} 个 token)\n  断点前:…{v.before!r}\n  断点后:{v.after!r}…"
+                 if v.break_at is not None else "整个 prompt 都从缓存读回")
+        lines = [f"{session} 第 {round_no} 轮:prompt {v.prompt_tokens:,} token,实测命中 {v.cached:,}"
+                 f"(计算器 {v.predicted:,}),重算 {v.recomputed:,}", where, "各部分(按 prompt 里的顺序):"]
+        lines += [f"  {s:>6,}–{e:<6,} {labels[key]}" + ("  ← 断点在这一段" if v.break_at is not None and s <= v.break_at < e else "")
+                  for s, e, key in order]
+        return "\n".join(lines)
+
+
+class RequestApp(WidgetApp):
+    TEXT = "T12 的请求浏览器(交互需要内核:本地 JupyterLab 或 Binder)"
+
+    def __init__(self, lab: RequestLab | None = None):
+        import ipywidgets as w
+
+        self.lab = lab or RequestLab()
+        style = {"description_width": "4em"}
+        self.session = w.Dropdown(description="会话", options=self.lab.sessions(), style=style)
+        self.round = w.Dropdown(description="轮", style=style)
+        self.panel = w.HTML()
+        self.session.observe(lambda _: self._rounds(), "value")
+        self.round.observe(lambda _: self._show(), "value")
+        self.widget = w.VBox([w.HBox([self.session, self.round]), self.panel])
+        self._rounds()
+
+    def _rounds(self):
+        self.round.options = self.lab.rounds(self.session.value)
+        self._show()
+
+    def _show(self):
+        if self.round.value is None:
+            return
+        text = self.lab.describe(self.session.value, self.round.value)
+        self.panel.value = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
