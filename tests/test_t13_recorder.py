@@ -158,3 +158,27 @@ def test_a_failing_branch_stops_the_other_with_a_clear_error():
     assert not any(t.is_alive() for t in threads)
     assert ("b", "server down") in errors
     assert any(name == "a" and "another branch failed: RuntimeError: server down" in e for name, e in errors)
+
+
+def test_a_server_failing_mid_switch_stops_both_branches_and_marks_the_recording_incomplete(tmp_path, capsys):
+    from prefixlab.recording.recorder import run_recording
+
+    replies = [(200, completion({"role": "assistant", "content": "x"}, 100, 0))] * 5
+    out = tmp_path / "switch"
+    with FakeChatServer(replies) as server:  # the sixth request gets HTTP 500
+        recorder = SwitchRecorder(out, lambda: server.url, lambda epoch: epoch + 1, PROVENANCE, "local",
+                                  "one-slot", log=lambda line: None)
+        recorder.max_retries = 0
+        assert run_recording("record_t13", recorder) == 1
+    assert "is marked incomplete" in capsys.readouterr().err
+    rec = load(out, allow_incomplete=True)
+    assert rec.manifest["status"] == "incomplete" and "500" in rec.manifest["error"]
+
+
+def test_the_command_never_overwrites_a_recording(tmp_path, capsys):
+    from prefixlab.recording.t13 import main
+
+    (tmp_path / "t13-switch-one-slot").mkdir()
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--only", "t13-switch-one-slot"])
+    assert "t13-switch-one-slot exists" in capsys.readouterr().err
