@@ -85,6 +85,9 @@ def test_truncation_agrees_with_the_map_query(tree):
 
     value = evaluate({"recording": FORKS.name, "session": "fork-r7", "at": "first", "measure": "truncated_entries"})
     assert value == len(exercises_a64.truncated(tree, "fork-r7"))
+    from prefixlab.presenting.rewind import rewind
+
+    assert rewind(load(FORKS), "day1", 3).lost_entries == value  # the lesson's naive design, measured
 
 
 def test_no_exercise_answer_is_on_the_page_before_it(forks, tree, setups):
