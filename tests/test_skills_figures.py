@@ -168,3 +168,11 @@ def test_break_view_on_a_recorded_system_change():
     assert sf.served_window(rec) == 8192
     fig = sf.break_figure([v])
     assert fig.data[-1].x[0] == v.recomputed
+
+
+def test_cited_caps_are_the_cited_numbers():
+    from prefixlab.presenting.book.citations import get_citation
+
+    for key, (cap, cid) in sf.CITED_CAPS.items():
+        quoted = " ".join(t if isinstance(t, str) else t[1] for t in get_citation(cid).quote)
+        assert str(cap) in quoted or f"{cap:,}" in quoted, f"{key}: {cap} is not in {cid}'s quote"

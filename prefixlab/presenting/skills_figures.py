@@ -27,6 +27,13 @@ from prefixlab.paths import DATA
 from prefixlab.recording.format import Recording
 
 MANIFEST = DATA / "skills" / "hermes-manifest.json"
+# Description caps other projects use, in characters, each quoted on its citation card
+# (data/citations.yml; tests/test_skills_figures.py checks every value against that card's quote).
+CITED_CAPS = {
+    "hermes": (60, "hermes-skill-description-truncate"),          # cut to 57 + "..."
+    "spec": (1024, "agentskills-spec-frontmatter"),                # the agentskills.io maximum; pi only warns
+    "claude-code": (1536, "claude-code-skill-description-cap"),    # the skill listing's cut
+}
 INLINE_COLOR, INDEX_COLOR, WINDOW_COLOR = "#dc2626", "#2563eb", "#111827"
 HIT_COLOR, FRESH_COLOR = "#16a34a", "#f97316"
 # Parts of a rendered prompt, in the colours of the block strip (a block's name decides its part).

@@ -86,9 +86,10 @@ class CountApp(WidgetApp):
         self.n = w.IntSlider(description="技能份数 n", min=0, max=len(self.lab.curve) - 1, value=len(self.lab.curve) - 1,
                              style=style, continuous_update=False, layout=w.Layout(width="40em"))
         self.cap = w.Dropdown(description="描述上限(字符)", style=style,
-                              options=[(f"{c:,}" + label, c) for c, label in ((DESCRIPTION_CAP, "(miniagent、Hermes)"),
-                                                                               (250, ""), (1024, "(规范上限;pi 不截短)"),
-                                                                               (1536, "(Claude Code)"))])
+                              options=[(f"{c:,}" + label, c) for c, label in (
+                                  (DESCRIPTION_CAP, "(miniagent、Hermes)"), (250, ""),
+                                  (sf.CITED_CAPS["spec"][0], "(规范上限;pi 不截短)"),
+                                  (sf.CITED_CAPS["claude-code"][0], "(Claude Code)"))])
         self.panel = w.HTML()
         self.n.observe(lambda _: self._show(), "value")
         self.cap.observe(lambda _: self._show(), "value")
