@@ -328,14 +328,15 @@ def switch_figure(data: dict[str, list[SwitchRow]]) -> go.Figure:
     for k, label in enumerate(labels, start=1):
         rows = data[label]
         x = [r.order for r in rows]
-        fig.add_bar(x=x, y=[r.prompt_tokens for r in rows], marker=dict(color="rgba(0,0,0,0)",
+        fig.add_bar(x=x, y=[r.prompt_tokens for r in rows], width=0.7, marker=dict(color="rgba(0,0,0,0)",
                     line=dict(color="#9ca3af", width=1)), name="prompt", legendgroup="prompt",
                     showlegend=k == 1, hoverinfo="skip", row=k, col=1)
         for s in sessions:
             mine = [r for r in rows if r.session == s]
             if not mine:
                 continue
-            fig.add_bar(x=[r.order for r in mine], y=[r.measured or 0 for r in mine], name=f"实测命中 · {s}",
+            # width fixed: a trace whose bars stand every other slot would otherwise draw them twice as wide
+            fig.add_bar(x=[r.order for r in mine], y=[r.measured or 0 for r in mine], name=f"实测命中 · {s}", width=0.7,
                         marker_color=color[s], legendgroup=s, showlegend=k == 1,
                         hovertext=[_switch_hover(label, r) for r in mine], hoverinfo="text", row=k, col=1)
         fig.add_scatter(x=x, y=[r.predicted for r in rows], mode="markers", name="计算器推算",
@@ -344,6 +345,7 @@ def switch_figure(data: dict[str, list[SwitchRow]]) -> go.Figure:
         fig.update_yaxes(title_text="token", row=k, col=1)
         fig.update_xaxes(dtick=1, row=k, col=1)
     fig.update_xaxes(title_text="请求的先后(同一台服务器上)", row=len(labels), col=1)
-    fig.update_layout(barmode="overlay", height=120 + 260 * len(labels), margin=dict(l=10, r=10, t=60, b=40),
-                      legend=dict(orientation="h", y=1.06, x=0), bargap=0.25)
+    panels = 260 * len(labels)  # the legend sits above the first panel's title, in paper units
+    fig.update_layout(barmode="overlay", height=140 + panels, margin=dict(l=10, r=10, t=110, b=40),
+                      legend=dict(orientation="h", x=0, y=1 + 40 / panels, yanchor="bottom"), bargap=0.25)
     return fig
