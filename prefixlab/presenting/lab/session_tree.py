@@ -33,7 +33,7 @@ from ..exercises_a64 import switch_backs, truncated
 from .app import WidgetApp
 
 FORKS = RECORDINGS / "t13-forks-smollm2-llamacpp"
-SLOT_FLAGS = ("-np", "--cache-ram", "--slot-prompt-similarity")  # where later flags win, all are shown
+SLOT_FLAGS = ("-np", "--cache-ram", "--slot-prompt-similarity")
 
 
 def _pre(text: str) -> str:
@@ -105,7 +105,8 @@ class SwitchLab:
             raise ValueError(f"no recording for setup {setup!r}; setups: {', '.join(self.setups())}")
         rec = self.recordings[setup]
         flags = rec.provenance["server"]["flags"]
-        shown = " ".join(f"{f} {flags[i + 1]}" for i, f in enumerate(flags) if f in SLOT_FLAGS)
+        last = {f: flags[i + 1] for i, f in enumerate(flags) if f in SLOT_FLAGS}  # a later flag wins
+        shown = " ".join(f"{f} {v}" for f, v in last.items())
         lines = [f"{setup}:{rec.path.name},槽位和主机缓存的参数 {shown}(⇄ = 切回:前一个请求属于另一根枝)"]
         backs = {r.order for r, _ in switch_backs(self.rows[setup])}
         for r in self.rows[setup]:
