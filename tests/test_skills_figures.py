@@ -68,17 +68,21 @@ def test_request_usd_uses_the_price_list():
 
 def test_count_figure_slider_moves_the_markers(manifest):
     price = pricing.model_price("claude-opus-5")
-    fig = sf.skills_count_figure(manifest, window=4000, price=price, base_tokens=500)
-    steps = fig.layout.sliders[0].steps
-    assert len(steps) == 4 and fig.layout.sliders[0].active == 3
-    restyle, relayout, traces = steps[2].args
-    assert restyle["y"] == [[4500, 595]] and list(traces) == [2]
+    fig = sf.skills_count_figure(manifest, window=4000, price=price, base_tokens=500, order="listed")
+    slider = fig.layout.sliders[0]
+    assert len(slider.steps) == 4 and slider.active == 1  # starts at the most whole texts the window holds
+    markers = fig.data[2:]
+    assert [list(t.y) for t in markers] == [[500, 500], [1500, 570], [4500, 595], [9500, 625]]
+    assert [t.visible for t in markers] == [False, True, False, False]
+    visible, relayout = slider.steps[2].args
+    assert visible["visible"] == [True, True, False, False, True, False]
     assert "4,500" in relayout["title.text"] and "窗口的 1.1 倍" in relayout["title.text"]
-    assert "放得下" in steps[1].args[1]["title.text"]
+    assert "放得下" in slider.steps[1].args[1]["title.text"]
     assert f"${sf.request_usd(595, price):.4f}" in relayout["title.text"]
     assert fig.layout.yaxis.type == "log"
-    assert any("4,000" in a.text for a in fig.layout.annotations)  # the window line is labelled
+    assert any("4,000" in a.text and "前 1 份" in a.text for a in fig.layout.annotations)  # the window line
     assert list(fig.data[0].y) == [500, 1500, 4500, 9500]
+    assert sf.skills_count_figure(manifest, 400, price, base_tokens=500).layout.sliders[0].active == 3  # nothing fits
 
 
 @pytest.mark.parametrize("data, message", [
@@ -137,16 +141,19 @@ def test_break_figure_rows_and_hover():
     views = [view("索引在 stable 层", 150, STABLE, "skills_index"), view("索引在 volatile 层最前", 210, VOLATILE, "skills_index")]
     assert views[0].recomputed == 650 and views[1].block_span("skills_index") == (140, 260)
     fig = sf.break_figure(views)
-    names = [t.name for t in fig.data]
-    assert names[:1] == ["技能(索引或全文)"] and names[-2:] == ["命中(从缓存读回)", "重算"]
-    hit, fresh = fig.data[-2], fig.data[-1]
-    assert list(hit.x) == [150, 210] and list(fresh.base) == [150, 210] and list(fresh.x) == [650, 590]
-    assert "前缀断在 skills_index" in fresh.hovertext[0] and "&lt;x&gt;" in fresh.hovertext[0]
+    hits = [t for t in fig.data if t.name.startswith("命中")]
+    fresh = [t for t in fig.data if t.name == "重算"]
+    assert [t.x[0] for t in hits] == [150, 210] and [(t.base[0], t.x[0]) for t in fresh] == [(150, 650), (210, 590)]
+    assert "前缀断在 skills_index" in fresh[0].hovertext[0] and "&lt;x&gt;" in fresh[0].hovertext[0]
+    assert [t.showlegend for t in hits] == [True, False]  # one legend entry per part
     messages = next(t for t in fig.data if t.name.startswith("对话"))
-    assert list(messages.base) == [703, 703]  # user#1 and assistant#2 merged into one segment per row
-    assert "user#1, template#2, assistant#2" in messages.hovertext[0]  # glue between messages joins the run
+    assert list(messages.base) == [703]  # user#1, the glue and assistant#2: one run
+    assert "user#1, template#2, assistant#2" in messages.hovertext[0]
     assert len(fig.layout.yaxis.categoryarray) == 4
-    zoom = fig.layout.updatemenus[0].buttons[1].args[0]["xaxis.range"]
+    both, only_stable, only_volatile = (b.args[0]["visible"] for b in fig.layout.updatemenus[0].buttons)
+    assert all(both) and sum(only_stable) + sum(only_volatile) == len(fig.data)
+    assert [t.name for t, on in zip(fig.data, only_stable) if on][-2:] == ["命中(从缓存读回)", "重算"]
+    zoom = fig.layout.updatemenus[1].buttons[1].args[0]["xaxis.range"]
     assert zoom[0] <= 150 and zoom[1] >= 210
 
 
@@ -167,7 +174,7 @@ def test_break_view_on_a_recorded_system_change():
         sf.first_changed_system(rec, "agents-day2")
     assert sf.served_window(rec) == 8192
     fig = sf.break_figure([v])
-    assert fig.data[-1].x[0] == v.recomputed
+    assert fig.data[-1].name == "重算" and fig.data[-1].x[0] == v.recomputed
 
 
 def test_cited_caps_are_the_cited_numbers():

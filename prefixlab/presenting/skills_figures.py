@@ -16,6 +16,7 @@ manifest (our tokenizer over each SKILL.md) or from a recording; prices from ``d
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,20 +180,21 @@ def served_window(recording: Recording) -> int:
     raise ValueError("the recording does not say its context window (no props.n_ctx, no -c flag)")
 
 
-def _step_title(p: CountPoint, window: int, price: ModelPrice) -> str:
+def _step_title(p: CountPoint, window: int, price: ModelPrice, who: str = "") -> str:
     over = f"是窗口的 {p.inline / window:.1f} 倍" if p.inline > window else "放得下"
-    return (f"前 {p.n} 份技能:全文内联 {p.inline:,} token({over}),每次请求 ${request_usd(p.inline, price):.4f}"
+    return (f"{who or '前'} {p.n} 份技能:全文内联 {p.inline:,} token({over}),每次请求 ${request_usd(p.inline, price):.4f}"
             f"(整段命中缓存 ${request_usd(p.inline, price, 'read'):.4f});"
             f"<br>只放索引 {p.index:,} token,每次请求 ${request_usd(p.index, price):.4f}"
             f"(命中 ${request_usd(p.index, price, 'read'):.4f})· 价目:{price.name}")
 
 
 def skills_count_figure(manifest: Manifest, window: int, price: ModelPrice, base_tokens: int = 0,
-                        start: int | None = None, order: str = "smallest") -> go.Figure:
+                        start: int | None = None, order: str = "smallest", who: str = "") -> go.Figure:
     """Prompt tokens of the first n skills, inline vs index, against the window (log scale).
 
-    The slider moves n (skills added in ``order``): two markers and the title give both designs'
-    tokens and what one request would cost at ``price`` with nothing cached and with all of it read.
+    The slider moves n (skills added in ``order``; it starts at the most whole texts the window holds):
+    two markers and the title give both designs' tokens and what one request would cost at ``price``
+    with nothing cached and with all of it read.
     """
     curve = count_curve(manifest, base_tokens, order)
     xs = [p.n for p in curve]
@@ -204,22 +206,23 @@ def skills_count_figure(manifest: Manifest, window: int, price: ModelPrice, base
     fig.add_trace(go.Scatter(x=xs, y=[max(p.index, 1) for p in curve], mode="lines", name="只放索引(名字 + 截短的描述 + 位置)",
                              line=dict(color=INDEX_COLOR, width=2), hoverinfo="text",
                              hovertext=[hover(p, p.index) for p in curve]))
-    first = curve[-1].n if start is None else start
-    here = curve[first]
-    fig.add_trace(go.Scatter(x=[here.n, here.n], y=[max(here.inline, 1), max(here.index, 1)], mode="markers",
-                             marker=dict(size=11, color=[INLINE_COLOR, INDEX_COLOR], line=dict(color="white", width=1)),
-                             name="滑块所在的 n", showlegend=False, hoverinfo="skip"))
-    marker_trace = len(fig.data) - 1
-    steps = [dict(label=str(p.n), method="update", args=[
-        {"x": [[p.n, p.n]], "y": [[max(p.inline, 1), max(p.index, 1)]]}, {"title.text": _step_title(p, window, price)},
-        [marker_trace]]) for p in curve]
     fits = largest_fitting(curve, window)
-    fig.add_hline(y=window, line=dict(color=WINDOW_COLOR, width=2, dash="dash"),
-                  annotation_text=f"服务器的上下文窗口 {window:,} token(全文内联最多放得下前 {max(fits, 0)} 份)",
-                  annotation_position="top left")
+    first = (fits if fits >= 0 else curve[-1].n) if start is None else start
+    here = curve[first]
+    lines = len(fig.data)
+    for p in curve:  # one pair of markers per n; the slider shows one of them (plotly.js, no kernel)
+        fig.add_trace(go.Scatter(x=[p.n, p.n], y=[max(p.inline, 1), max(p.index, 1)], mode="markers",
+                                 marker=dict(size=11, color=[INLINE_COLOR, INDEX_COLOR], line=dict(color="white", width=1)),
+                                 name=f"n = {p.n}", showlegend=False, hoverinfo="skip", visible=p.n == first))
+    steps = [dict(label=str(p.n), method="update", args=[
+        {"visible": [True] * lines + [q.n == p.n for q in curve]}, {"title.text": _step_title(p, window, price, who)}])
+        for p in curve]
+    fig.add_hline(y=window, line=dict(color=WINDOW_COLOR, width=2, dash="dash"))
+    fig.add_annotation(x=xs[-1], y=math.log10(window), xanchor="right", yanchor="bottom", showarrow=False,  # log axis: y in log10
+                       text=f"服务器的上下文窗口 {window:,} token(全文内联最多放得下前 {max(fits, 0)} 份)")
     fig.update_layout(
         height=520, margin=dict(l=10, r=10, t=120, b=20),
-        title=dict(text=_step_title(here, window, price), y=0.97, yanchor="top", font=dict(size=13)),
+        title=dict(text=_step_title(here, window, price, who), y=0.97, yanchor="top", font=dict(size=13)),
         xaxis=dict(title=f"技能份数 n({ORDERS[order]}累加)", range=[0, xs[-1] + 1]),
         yaxis=dict(title="system prompt 的 token 数(对数刻度)", type="log"),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, font=dict(size=11)),
@@ -332,47 +335,54 @@ def break_figure(views: list[BreakView]) -> go.Figure:
     """Per view two rows: the prompt's parts in token order, and what the server read back vs recomputed.
 
     An arrow marks the measured end of the cached prefix; hovering a part names its blocks, the
-    recomputed bar says in which block the prefix broke and shows the text on both sides.
+    recomputed bar says in which block the prefix broke and shows the text on both sides. The first
+    menu shows both views or one of them; the second zooms to the break points.
     """
     def esc(t: str) -> str:
         return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", "⏎")
 
     fig = go.Figure()
     ys = {v.label: (f"{v.label} · prompt 的各部分", f"{v.label} · 命中 / 重算") for v in views}
-    strips = [_strip(v) for v in views]
-    for key, label, color in PARTS:
-        x, base, y, hover = [], [], [], []
-        for v, strip in zip(views, strips):
-            for s, e, names in strip.get(key, []):
-                x.append(e - s), base.append(s), y.append(ys[v.label][0])
-                hover.append(f"{label}:token {s:,}–{e:,}({e - s:,} 个)<br>{esc(_names(names))}")
-        if x:
-            fig.add_trace(go.Bar(x=x, base=base, y=y, orientation="h", name=label, marker=dict(
-                color=color, line=dict(color="white", width=0.5)), hoverinfo="text", hovertext=hover))
-    for name, color, pick in (("命中(从缓存读回)", HIT_COLOR, lambda v: (0, v.cached)),
-                              ("重算", FRESH_COLOR, lambda v: (v.cached, v.prompt_tokens))):
-        spans = [pick(v) for v in views]
-        hover = []
-        for v in views:
-            where = f"<br>前缀断在 {esc(v.break_block or '—')}(第 {v.break_at:,} 个 token)" if v.break_at is not None else ""
-            text = f"<br>断点前:…{esc(v.before)}<br>断点后:{esc(v.after)}…" if v.break_at is not None else ""
-            hover.append(f"{v.label}(第 {v.round} 轮):prompt {v.prompt_tokens:,},命中 {v.cached:,},"
-                         f"重算 {v.recomputed:,}{where}{text}")
-        fig.add_trace(go.Bar(x=[e - s for s, e in spans], base=[s for s, _ in spans], y=[ys[v.label][1] for v in views],
-                             orientation="h", name=name, marker=dict(color=color), hoverinfo="text", hovertext=hover))
+    owner: list[int] = []  # the view each trace draws
+    for i, v in enumerate(views):
+        strip = _strip(v)
+        for key, label, color in PARTS:
+            spans = strip.get(key, [])
+            if not spans:
+                continue
+            fig.add_trace(go.Bar(
+                x=[e - s for s, e, _ in spans], base=[s for s, _, _ in spans], y=[ys[v.label][0]] * len(spans),
+                orientation="h", name=label, legendgroup=key, showlegend=i == 0 or not any(
+                    t.legendgroup == key for t in fig.data),
+                marker=dict(color=color, line=dict(color="white", width=0.5)), hoverinfo="text",
+                hovertext=[f"{label}:token {s:,}–{e:,}({e - s:,} 个)<br>{esc(_names(names))}" for s, e, names in spans]))
+            owner.append(i)
+        where = f"<br>前缀断在 {esc(v.break_block or '—')}(第 {v.break_at:,} 个 token)" if v.break_at is not None else ""
+        text = f"<br>断点前:…{esc(v.before)}<br>断点后:{esc(v.after)}…" if v.break_at is not None else ""
+        hover = f"{v.label}(第 {v.round} 轮):prompt {v.prompt_tokens:,},命中 {v.cached:,},重算 {v.recomputed:,}{where}{text}"
+        for name, color, (s, e) in (("命中(从缓存读回)", HIT_COLOR, (0, v.cached)),
+                                    ("重算", FRESH_COLOR, (v.cached, v.prompt_tokens))):
+            fig.add_trace(go.Bar(x=[e - s], base=[s], y=[ys[v.label][1]], orientation="h", name=name, legendgroup=name,
+                                 showlegend=i == 0, marker=dict(color=color), hoverinfo="text", hovertext=[hover]))
+            owner.append(i)
     for v in views:
         fig.add_annotation(x=v.cached, y=ys[v.label][1], text=f"断在 {v.break_block or '—'}", showarrow=True,
                            arrowhead=2, ax=40, ay=-28, font=dict(size=11))
+    choices = [("两组对照", set(range(len(views))))] + [(v.label, {i}) for i, v in enumerate(views)]
     longest = max(v.prompt_tokens for v in views)
     zoom = min((v.cached for v in views), default=0)
     fig.update_layout(
-        barmode="overlay", height=160 + 90 * len(views), margin=dict(l=10, r=10, t=60, b=20),
+        barmode="overlay", height=260 + 90 * len(views), margin=dict(l=10, r=10, t=60, b=110),
         xaxis=dict(title="prompt 里的位置(token,从左到右是发给服务器的顺序)", range=[0, longest * 1.02], tickformat=","),
         yaxis=dict(autorange="reversed", type="category", categoryorder="array",
                    categoryarray=[y for v in views for y in ys[v.label]]),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0, font=dict(size=11)),
-        updatemenus=[dict(type="buttons", direction="right", x=1, xanchor="right", y=1.18, yanchor="top", buttons=[
-            dict(label="整个 prompt", method="relayout", args=[{"xaxis.range": [0, longest * 1.02]}]),
-            dict(label="放大到断点附近", method="relayout",
-                 args=[{"xaxis.range": [max(0, zoom - 200), min(longest, max(v.cached for v in views) + 200)]}])])])
+        legend=dict(orientation="h", yanchor="top", y=-0.4, x=0, font=dict(size=11)),
+        updatemenus=[
+            dict(type="buttons", direction="right", x=0, xanchor="left", y=1.2, yanchor="top", buttons=[
+                dict(label=label, method="update", args=[{"visible": [o in shown for o in owner]}])
+                for label, shown in choices]),
+            dict(type="buttons", direction="right", x=1, xanchor="right", y=1.2, yanchor="top", buttons=[
+                dict(label="全部", method="relayout", args=[{"xaxis.range": [0, longest * 1.02]}]),
+                dict(label="断点附近", method="relayout",
+                     args=[{"xaxis.range": [max(0, zoom - 200), min(longest, max(v.cached for v in views) + 200)]}])])])
     return fig
