@@ -56,8 +56,8 @@ def check_fit(recording, manifest: Manifest, guess, session: str = "inline-day1"
         hermes = sum(1 for n in names if n in {s.name for s in manifest.skills})
         return (f"对:{answer} 份(我们的 {answer - hermes} 份,加上 Hermes 最短的 {hermes} 份);"
                 f"会话里最大的请求 {largest:,} 个 token。Hermes 一共带了 {len(manifest.skills)} 份。")
-    return (f"不对,{_more_or_less(guess, answer)}。窗口要装下的不只是技能:基础 prompt、工具定义、任务本身,"
-            "还得给模型的回答留地方。从最短的技能开始一份份加,看加到第几份就超出。")
+    return (f"不对,{_more_or_less(guess, answer)}。窗口要装下的不只是技能:基础 prompt、AGENTS.md、工具定义、任务,"
+            "还有越来越长的对话——会话里最长的那个请求也不能超出。上面的表给了 Hermes 技能的长度:最短的一份就有几百个 token。")
 
 
 def check_added_hit(recording, guess, session: str = "added-volatile-day1") -> str:
