@@ -1,41 +1,47 @@
-"""Side lesson A6·R's per-request table over the shipped T14 recording (prefixlab/presenting/strategies.py)."""
+"""Side lesson A6·R's per-request data over the shipped T14 recording (prefixlab/presenting/strategy_figures.py)."""
 import pytest
 
 from prefixlab.cache import calculator
-from prefixlab.presenting import strategies
+from prefixlab.paths import RECORDINGS
+from prefixlab.presenting import strategy_figures as sf
+
+T14 = RECORDINGS / "t14-smollm2-llamacpp"
+STRATEGIES = ("frozen", "select", "retrieve")
 
 
 @pytest.fixture(scope="module")
-def rows():
-    return strategies.per_request()
+def data():
+    rec = calculator.prepare(T14).recording
+    return rec, sf.strategy_data(rec, {s: s for s in STRATEGIES})
 
 
-def test_one_row_per_request_with_turns_and_the_measured_counts(rows):
-    rec = calculator.prepare(strategies.T14).recording
-    assert [r.seq for r in rows] == [c.seq for c in rec.calls]
-    assert [(r.prompt, r.cached) for r in rows] == [(c.prompt_tokens, c.cached_tokens) for c in rec.calls]
-    for strategy in ("frozen", "select", "retrieve"):
-        mine = [r for r in rows if r.strategy == strategy]
-        assert [r.turn for r in mine if r.round == 1] == [1, 2, 3, 4]
+def test_one_point_per_request_with_turns_and_the_measured_counts(data):
+    rec, by_view = data
+    local = by_view["local"]
+    points = sorted((p for s in STRATEGIES for p in local[s]), key=lambda p: p.seq)
+    assert [p.seq for p in points] == [c.seq for c in rec.calls]
+    assert [(p.prompt, p.measured) for p in points] == [(c.prompt_tokens, c.cached_tokens) for c in rec.calls]
+    for strategy in STRATEGIES:
+        assert [p.turn for p in local[strategy] if p.round == 1] == [1, 2, 3, 4]
 
 
-def test_memory_tokens_frozen_carries_the_whole_file_the_others_a_few_notes(rows):
-    frozen = {r.memory for r in rows if r.strategy == "frozen"}
+def test_frozen_carries_the_whole_file_the_others_a_few_notes_fixed_within_a_request(data):
+    local = data[1]["local"]
+    frozen = {p.injected for p in local["frozen"]}
     assert len(frozen) == 1
     for strategy in ("select", "retrieve"):
-        mine = [r for r in rows if r.strategy == strategy]
-        assert all(0 < r.memory < min(frozen) for r in mine)
+        assert all(0 < p.injected < min(frozen) for p in local[strategy])
         by_turn = {}
-        for r in mine:
-            by_turn.setdefault(r.turn, set()).add(r.memory)
-        assert all(len(v) == 1 for v in by_turn.values())  # fixed within a request
+        for p in local[strategy]:
+            by_turn.setdefault(p.turn, set()).add(p.injected)
+        assert all(len(v) == 1 for v in by_turn.values())
 
 
-def test_totals_add_up(rows):
-    for t in strategies.totals(rows):
-        mine = [r for r in rows if r.strategy == t.strategy]
-        assert t.requests == len(mine) and t.recomputed == t.prompt - t.cached
-        assert t.anthropic == sum(r.anthropic for r in mine) and t.openai == sum(r.openai for r in mine)
-    frozen = next(t for t in strategies.totals(rows) if t.strategy == "frozen")
+def test_totals_add_up_and_frozen_computes_each_token_once(data):
+    for view, per in data[1].items():
+        for strategy, points in per.items():
+            t = sf.totals(points)
+            assert t.requests == len(points) and t.recomputed == t.prompt - t.read
+    frozen = data[1]["local"]["frozen"]
     # nothing in frozen's prefix changes: the server computes each token once
-    assert frozen.recomputed == [r for r in rows if r.strategy == "frozen"][-1].prompt
+    assert sf.totals(frozen).recomputed == frozen[-1].prompt
