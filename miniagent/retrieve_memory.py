@@ -53,7 +53,7 @@ class Retrieve(MemoryInjection):
         self.k = k
 
     def current(self) -> SystemPrompt:
-        return SystemPrompt(self.base, self.agents_md, None)
+        return self.prompt(None)
 
     def user_message(self, text: str, chat: Chat) -> str:
         return with_recalled(text, pick_notes(self.memory.entries(), text, self.k))

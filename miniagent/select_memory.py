@@ -47,7 +47,7 @@ class Select(MemoryInjection):
         self.picked: list[str] = []  # the notes of the current request
 
     def current(self) -> SystemPrompt:
-        return SystemPrompt(self.base, self.agents_md, ENTRY_DELIMITER.join(self.picked) or NO_MATCH)
+        return self.prompt(ENTRY_DELIMITER.join(self.picked) or NO_MATCH)
 
     def user_message(self, text: str, chat: Chat) -> str:
         self.picked = pick_notes(self.memory.entries(), text, self.k)

@@ -204,3 +204,13 @@ def test_cli_default_is_the_stable_position(tmp_path):
     from miniagent.cli import parse_args
     args = parse_args(["t"])
     assert args.skills is None and args.skills_index == "stable"
+
+
+@pytest.mark.parametrize("mode", ["refresh", "frozen", "append", "after-tools", "select", "retrieve"])
+def test_every_memory_mode_carries_the_skills_index(tmp_path, mode):
+    write_skill(tmp_path / "skills", "changelog", skill_text("changelog", "How to write a changelog entry."))
+    skills = SkillSet(tmp_path / "skills")
+    memory = MemoryStore(tmp_path / "MEMORY.md")
+    injection = for_mode(mode, "base", "rules", memory, tmp_path, skills=skills.index)
+    injection.user_message("write a changelog entry", [])
+    assert "changelog" in injection()
