@@ -272,6 +272,26 @@ def run_recording(prog: str, recorder: Recorder, server=None, **options) -> int:
     return 0
 
 
+def record_on_course_server(prog: str, doc: str, make_recorder, argv=None) -> int:
+    """The command line of an experiment recorded on the course's llama-server (T11, T12, T14).
+
+    ``python -m prefixlab.<prog> OUT [--port N]``: launch the server, build the recorder with
+    ``make_recorder(out, connect, restart, provenance, model_name)`` and record into OUT.
+    """
+    p = argparse.ArgumentParser(prog=f"python -m prefixlab.{prog}", description=doc.split("\n\n")[0])
+    p.add_argument("out", type=Path, help="recording directory to create (must not exist)")
+    p.add_argument("--port", type=int, default=0, help="port for the launched server (default: a free one)")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = p.parse_args(argv)
+    if args.out.exists():
+        p.error(f"{args.out} exists; choose a new directory (recordings are never overwritten)")
+    provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER, argv)
+    provenance["recorder"]["command"] = f"python -m prefixlab.{prog} " + " ".join(argv)
+    server, restart = launch_llama_server(provenance, args.port)  # provenance gains kv_state too
+    recorder = make_recorder(args.out, lambda: server.openai_base_url, restart, provenance, "local")
+    return run_recording(prog, recorder, server)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m prefixlab.record_t10", description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path, help="recording directory to create (must not exist)")

@@ -197,20 +197,6 @@ class T12Recorder(Recorder):
 
 
 def main(argv=None) -> int:
-    import argparse
-    import sys
+    from .recorder import record_on_course_server
 
-    from .recorder import base_provenance, launch_llama_server, run_recording
-
-    p = argparse.ArgumentParser(prog="python -m prefixlab.record_t12", description=__doc__.split("\n\n")[0])
-    p.add_argument("out", type=Path, help="recording directory to create (must not exist)")
-    p.add_argument("--port", type=int, default=0, help="port for the launched server (default: a free one)")
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args = p.parse_args(argv)
-    if args.out.exists():
-        p.error(f"{args.out} exists; choose a new directory (recordings are never overwritten)")
-    provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER, argv)
-    provenance["recorder"]["command"] = "python -m prefixlab.record_t12 " + " ".join(argv)
-    server, restart = launch_llama_server(provenance, args.port)  # provenance gains kv_state too
-    recorder = T12Recorder(args.out, lambda: server.openai_base_url, restart, provenance, "local")
-    return run_recording("record_t12", recorder, server)
+    return record_on_course_server("record_t12", __doc__, T12Recorder, argv)
