@@ -1,7 +1,6 @@
 """Lesson A6·1 as a reader sees it: its exercises' checkers, and no answer shown before its exercise."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from prefixlab.paths import RECORDINGS
 from prefixlab.presenting import agents_md_explorer, exercises_a61
 from prefixlab.presenting.lab.instruction_files import LoaderLab, RequestLab
 from prefixlab.recording.format import load
+from chapter_pages import notebook_cells, text_before
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "book" / "a6-1-instruction-files.ipynb"
@@ -27,24 +27,12 @@ def explorer():
 
 
 def cells():
-    return json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+    return notebook_cells(CHAPTER)
 
 
 def page_before(marker: str) -> str:
     """Everything a reader sees above the first code cell containing ``marker``."""
-    parts = []
-    for cell in cells():
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "code" and marker in source:
-            return "\n".join(parts)
-        if cell["cell_type"] == "markdown":
-            parts.append(source)
-        for out in cell.get("outputs", []):
-            parts.append("".join(out.get("text", "")))
-            for value in out.get("data", {}).values():
-                parts.append(value if isinstance(value, str) else "".join(value) if isinstance(value, list)
-                             else json.dumps(value, ensure_ascii=False))
-    raise AssertionError(f"no code cell with {marker!r}")
+    return text_before(CHAPTER, marker)
 
 
 def shows(text: str, n: int) -> bool:

@@ -1,7 +1,6 @@
 """Side lesson A6·R as a reader sees it: its exercises' checkers, and no answer shown before its exercise."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 from prefixlab.paths import RECORDINGS
 from prefixlab.presenting import exercises_a6r
 from prefixlab.recording.format import load
+from chapter_pages import notebook_cells, text_before
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "book" / "a6-r-memory-vs-retrieval.ipynb"
@@ -21,24 +21,12 @@ def answer(verdict: str) -> bool:
 
 
 def cells():
-    return json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+    return notebook_cells(CHAPTER)
 
 
 def page_before(marker: str) -> str:
     """Everything a reader sees above the first code cell containing ``marker``."""
-    parts = []
-    for cell in cells():
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "code" and marker in source:
-            return "\n".join(parts)
-        if cell["cell_type"] == "markdown":
-            parts.append(source)
-        for out in cell.get("outputs", []):
-            parts.append("".join(out.get("text", "")))
-            for value in out.get("data", {}).values():
-                parts.append(value if isinstance(value, str) else "".join(value) if isinstance(value, list)
-                             else json.dumps(value, ensure_ascii=False))
-    raise AssertionError(f"no code cell with {marker!r}")
+    return text_before(CHAPTER, marker)
 
 
 def shows(text: str, n: int) -> bool:
