@@ -1,7 +1,6 @@
 """Lesson A6·3 as a reader sees it: its exercises' checkers, and no answer shown before its exercise."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 

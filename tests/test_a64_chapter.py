@@ -2,7 +2,6 @@
 before its exercise, and the lab's text views."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
