@@ -15,7 +15,6 @@ from chapter_pages import notebook_cells, text_before
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = ROOT / "book" / "a6-3-skills.ipynb"
 T12 = RECORDINGS / "t12-smollm2-llamacpp"
-needs_t12 = pytest.mark.skipif(not (T12 / "manifest.json").is_file(), reason="the T12 recording is not there yet")
 EXERCISE_CAP = sf.CITED_CAPS["spec"][0]  # the cap exercise 3 asks about (pi keeps descriptions up to the spec's maximum)
 
 
@@ -58,7 +57,6 @@ def test_index_checker_takes_estimates_within_tolerance(manifest):
     assert "整数" in ex.check_index_tokens(manifest, EXERCISE_CAP, "100")
 
 
-@needs_t12
 def test_recording_checkers_accept_only_the_recorded_answer(rec, manifest):
     n = len(ex.inlined_skills(rec))
     assert n > 0
@@ -69,7 +67,6 @@ def test_recording_checkers_accept_only_the_recorded_answer(rec, manifest):
         assert check(None) == ex.ASK and "整数" in check("3")
 
 
-@needs_t12
 def test_no_exercise_answer_is_on_the_page_before_it(rec, manifest):
     if not any("check_fit(" in "".join(c["source"]) for c in cells()):
         pytest.skip("the lesson has no exercises yet")

@@ -19,7 +19,6 @@ FORKS = RECORDINGS / "t13-forks-smollm2-llamacpp"
 SETUPS = {"one-slot": "一个槽位,没有主机缓存", "host-cache": "一个槽位,有主机缓存",
           "two-slots": "两个槽位,按相似度挑", "two-slots-lru": "两个槽位,挑最久没用的"}
 
-pytestmark = pytest.mark.skipif(not (FORKS / "manifest.json").is_file(), reason="T13 is not recorded yet")
 
 
 @pytest.fixture(scope="module")

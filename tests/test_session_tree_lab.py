@@ -45,7 +45,6 @@ def test_switch_lab_needs_no_recording_to_start(tmp_path):
         SwitchLab(tmp_path).describe("one-slot")
 
 
-@pytest.mark.skipif(not list(RECORDINGS.glob("t13-switch-*/manifest.json")), reason="T13 is not recorded yet")
 def test_switch_lab_describes_every_request():
     lab = SwitchLab()
     setup = lab.setups()[0]

@@ -13,7 +13,6 @@ from prefixlab.cache import calculator, composition
 from prefixlab.paths import RECORDINGS, SKILLS
 
 T12 = RECORDINGS / "t12-smollm2-llamacpp"
-pytestmark = pytest.mark.skipif(not (T12 / "manifest.json").is_file(), reason="T12 is not recorded yet")
 
 
 @pytest.fixture(scope="module")
