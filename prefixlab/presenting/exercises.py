@@ -21,10 +21,9 @@ from prefixlab.cache import calculator, counterfactual
 from prefixlab.cache.attribution import split_system_prompt
 from prefixlab.cache.rules import predict as rules_predict
 
+from .answers import ASK, is_int
 from .labels import GROUP_LABELS
 from .swimlane import session_lanes
-
-ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
 
 
 def _row(recording, session: str, round_no: int, rule: str = "llamacpp", **config):
@@ -33,10 +32,6 @@ def _row(recording, session: str, round_no: int, rule: str = "llamacpp", **confi
         if row.round == round_no:
             return row
     raise ValueError(f"{session} has no round {round_no}")
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # -- where a llama-server hit came from ------------------------------------------------------------
@@ -70,7 +65,7 @@ def check_hit(recording, session: str, round_no: int, guess) -> str:
     """Exercise 1: how many prompt tokens does this request read from the server's cache?"""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     row = _row(recording, session, round_no)
     if guess == row.measured:
@@ -134,7 +129,7 @@ def check_second_refresh(recording, guess, second_round: int = SECOND_WRITE_ROUN
     """Exercise 2: after a second write (refreshed at once), how many tokens does the next round read?"""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     rows = two_writes(recording, second_round, note)
     row = next(r for r in rows if r.round == second_round + 1)

@@ -13,17 +13,8 @@ from __future__ import annotations
 
 from prefixlab.cache import calculator
 
+from .answers import ASK, is_int, more_or_less
 from .agents_md_explorer import Explorer
-
-ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _more_or_less(guess: int, answer: int) -> str:
-    return "多了" if guess > answer else "少了"
 
 
 def _after_compaction(recording, session: str):
@@ -38,7 +29,7 @@ def check_compaction_hit(recording, guess, session: str = "agents-day1") -> str:
     """Exercise 1: cached tokens of the first request after the compaction (rule in AGENTS.md)."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     call, row = _after_compaction(recording, session)
     att = calculator.prepare(recording).attributions[call.seq]
@@ -48,7 +39,7 @@ def check_compaction_hit(recording, guess, session: str = "agents-day1") -> str:
                 f"和工具定义,前缀断在 {row.break_block}:压缩摘要是一条新的 user 消息,从它开始都得重算。")
     hint = ("想想压缩前后的两个请求从第一个 token 起有哪一段逐字相同:system prompt 变了吗?工具定义呢?"
             "第一条 user 消息呢?规矩写在消息里的那个会话,同一位置的数字就在上面的表里,两者差的正是哪一块?")
-    return f"不对,{_more_or_less(guess, row.measured)}。{hint}"
+    return f"不对,{more_or_less(guess, row.measured)}。{hint}"
 
 
 def check_loaded(explorer: Explorer, cwd: str, files) -> str:
@@ -78,7 +69,7 @@ def check_cut(explorer: Explorer, cwd: str, cap: int, guess) -> str:
     """Exercise 4: bytes of the AGENTS.md text that a cap of ``cap`` bytes cuts, from ``cwd``."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(字节数)。"
     row = next(r for r in explorer.rows if r.cwd == cwd)
     answer = row.cut(cap)
@@ -86,7 +77,7 @@ def check_cut(explorer: Explorer, cwd: str, cap: int, guess) -> str:
         cut = [s.path for s in row.segments if s.kept(cap) < s.end - s.start]
         return (f"对:拼好的文本共 {row.total:,} 字节,上限 {cap:,},截掉 {answer:,} 字节(落在 {'、'.join(cut)})。"
                 f"截断处换成一行 {row.marker[cap]:,} 字节的标记,模型看得见规矩被截了。")
-    return (f"不对,{_more_or_less(guess, answer)}。上面的目录树给了每个文件的字节数;别忘了文件不止一个时,"
+    return (f"不对,{more_or_less(guess, answer)}。上面的目录树给了每个文件的字节数;别忘了文件不止一个时,"
             "每个文件前面还有一行标出路径的标签,以及文件之间的空行,它们也算在上限里。")
 
 
@@ -94,7 +85,7 @@ def check_edit_hit(recording, guess, session: str = "edit-reload-day1") -> str:
     """Exercise 2: cached tokens of the first request whose system prompt carries the edited AGENTS.md."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     calls = recording.session_calls(session)
     call = next(b for a, b in zip(calls, calls[1:]) if b.request["messages"][0] != a.request["messages"][0])
@@ -103,5 +94,5 @@ def check_edit_hit(recording, guess, session: str = "edit-reload-day1") -> str:
         return (f"对:只命中 {row.measured:,} 个 token,其余 {row.prompt_tokens - row.measured:,} 个重算;前缀断在 "
                 f"{row.break_block}:新加的那一行之前,AGENTS.md 的旧内容还能读回;从那一行起,后面的记忆、工具定义和"
                 "全部对话都得重算。")
-    return (f"不对,{_more_or_less(guess, row.measured)}。新加的那一行在 AGENTS.md 的末尾;"
+    return (f"不对,{more_or_less(guess, row.measured)}。新加的那一行在 AGENTS.md 的末尾;"
             "但服务器比较的是整个 token 序列,AGENTS.md 块的结尾变了,会不会牵连它后面的块?它前面还剩哪几块?")

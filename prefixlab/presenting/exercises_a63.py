@@ -17,18 +17,10 @@ from miniagent.skills import Skill, index_entry
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
 from prefixlab.paths import TOKENIZER
 
+from .answers import ASK, is_int, more_or_less
 from .skills_figures import Manifest, break_view
 
-ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
 INDEX_TOLERANCE = 0.05  # exercise 3 asks for an estimate: within 5% counts
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _more_or_less(guess: int, answer: int) -> str:
-    return "多了" if guess > answer else "少了"
 
 
 def inlined_skills(recording, session: str = "inline-day1") -> list[str]:
@@ -47,7 +39,7 @@ def check_fit(recording, manifest: Manifest, guess, session: str = "inline-day1"
     """Exercise 1: how many whole skill texts the inline design could put in the served window."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(技能的份数)。"
     names = inlined_skills(recording, session)
     answer = len(names)
@@ -56,7 +48,7 @@ def check_fit(recording, manifest: Manifest, guess, session: str = "inline-day1"
         hermes = sum(1 for n in names if n in {s.name for s in manifest.skills})
         return (f"对:{answer} 份(我们的 {answer - hermes} 份,加上 Hermes 最短的 {hermes} 份);"
                 f"会话里最大的请求 {largest:,} 个 token。Hermes 一共带了 {len(manifest.skills)} 份。")
-    return (f"不对,{_more_or_less(guess, answer)}。窗口要装下的不只是技能:基础 prompt、AGENTS.md、工具定义、任务,"
+    return (f"不对,{more_or_less(guess, answer)}。窗口要装下的不只是技能:基础 prompt、AGENTS.md、工具定义、任务,"
             "还有越来越长的对话——会话里最长的那个请求也不能超出。上面的表给了 Hermes 技能的长度:最短的一份就有几百个 token。")
 
 
@@ -64,14 +56,14 @@ def check_added_hit(recording, guess, session: str = "added-volatile-day1") -> s
     """Exercise 2: cached tokens of the first request after the skill was added, index at the volatile front."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     view = break_view(recording, session, session)
     if guess == view.cached:
         return (f"对:服务器报告 cached_tokens = {view.cached:,}(prompt 共 {view.prompt_tokens:,} 个 token),"
                 f"前缀断在 {view.break_block}:索引之前的基础 prompt 和 AGENTS.md 都读回了,"
                 f"从索引起的 {view.recomputed:,} 个 token 重算——工具定义和全部对话也在其中。")
-    return (f"不对,{_more_or_less(guess, view.cached)}。变的是索引;它前面还有哪几块?"
+    return (f"不对,{more_or_less(guess, view.cached)}。变的是索引;它前面还有哪几块?"
             "服务器比较的是整个 token 序列,索引后面的块即使一个字没变,也得跟着重算。")
 
 
@@ -94,14 +86,14 @@ def check_index_tokens(manifest: Manifest, cap: int, guess) -> str:
     """Exercise 3: the whole Hermes index's tokens with descriptions cut at ``cap`` characters (within 5%)."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     answer = index_tokens(manifest, cap)
     if abs(guess - answer) <= INDEX_TOLERANCE * answer:
         cut = sum(1 for s in manifest.skills if len(s.description) > cap)
         return (f"对:{answer:,} 个 token(你的估计差 {abs(guess - answer):,} 个)。上限 {cap:,} 个字符时,"
                 f"{len(manifest.skills)} 份里有 {cut} 份的描述被截短。")
-    return (f"不对,{_more_or_less(guess, answer)}(误差超过 {INDEX_TOLERANCE:.0%})。manifest 里有每份技能的描述和路径;"
+    return (f"不对,{more_or_less(guess, answer)}(误差超过 {INDEX_TOLERANCE:.0%})。manifest 里有每份技能的描述和路径;"
             "用 miniagent.skills.index_entry 拼出每一行,再用课程的分词器数一数,或者先按\"几个字符一个 token\"估一估。")
 
 

@@ -10,17 +10,8 @@ only once the reader's answer is right; a wrong or missing answer gets a hint, n
 """
 from __future__ import annotations
 
+from .answers import ASK, is_int, more_or_less
 from .session_tree_figures import SwitchRow, Tree, kind_of
-
-ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _more_or_less(guess: int, answer: int) -> str:
-    return "多了" if guess > answer else "少了"
 
 
 # -- 1: what truncation deletes -------------------------------------------------------------------
@@ -39,7 +30,7 @@ def check_lost(tree: Tree, session: str, guess) -> str:
     """Exercise 1: rewind = truncate the file to the fork point. How many entries are gone?"""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(条目数)。"
     gone = truncated(tree, session)
     answer = len(gone)
@@ -49,7 +40,7 @@ def check_lost(tree: Tree, session: str, guess) -> str:
         return (f"对:{answer} 个条目——{kinds.count('assistant')} 条 assistant 消息、{kinds.count('tool')} 条工具结果、"
                 f"{calls} 次请求的原始记录。截断之后,原来那条路和它的 {calls} 次请求一起从文件里消失了;"
                 "在树里,它们原样留着,分叉只是给分叉点添了一个孩子。")
-    return (f"不对,{_more_or_less(guess, answer)}。数一数主干上分叉点以下的条目:每一轮有一条 model_call(请求的原始记录)、"
+    return (f"不对,{more_or_less(guess, answer)}。数一数主干上分叉点以下的条目:每一轮有一条 model_call(请求的原始记录)、"
             "一条 assistant 消息,调用了工具的轮还有一条工具结果;最后一轮只有回答。")
 
 
@@ -59,7 +50,7 @@ def check_fork_hit(recording, session: str, guess) -> str:
     """Exercise 2: cached_tokens of a fork's first request, as the server measured it."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     call = recording.session_calls(session)[0]
     answer = call.cached_tokens
@@ -67,7 +58,7 @@ def check_fork_hit(recording, session: str, guess) -> str:
         return (f"对:服务器报告 cached_tokens = {answer:,}(prompt 共 {call.prompt_tokens:,} 个 token),"
                 f"只有 {call.prompt_tokens - answer:,} 个要重算:分叉点之前的整段历史,和服务器槽位里主干最后一个请求"
                 "从第一个 token 起逐个相同;从新的那条 user 消息起才不同。")
-    return (f"不对,{_more_or_less(guess, answer)}。分叉的请求 = 主干到分叉点为止的全部消息 + 一条新的 user 消息。"
+    return (f"不对,{more_or_less(guess, answer)}。分叉的请求 = 主干到分叉点为止的全部消息 + 一条新的 user 消息。"
             "服务器的槽位里是主干最后一个请求(它包含了分叉点之前的全部内容)。两者从第一个 token 起有多长一段相同?"
             "上面表里分叉点那一轮之后的请求 prompt 有多长,可以作参考。")
 
@@ -95,14 +86,14 @@ def check_switch_hit(data: dict[str, list[SwitchRow]], setup: str, guess) -> str
     """Exercise 3: under ``setup``, cached_tokens of the first request that switches back to a branch."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     row, prev = switch_backs(data[setup])[0]
     if guess == row.measured:
         return (f"对:{row.measured:,} 个(prompt {row.prompt_tokens:,};这根枝上一个请求 {prev.prompt_tokens:,} 个 token)。"
                 f"命中来自{row.source}:" + ("槽位里刚装着另一根枝,两根枝只共享分叉点之前的那一段。"
                                             if row.measured < prev.prompt_tokens else "这根枝上一次的内容还找得到。"))
-    return (f"不对,{_more_or_less(guess, row.measured)}。切回来之前,唯一的槽位刚处理完另一根枝的请求;"
+    return (f"不对,{more_or_less(guess, row.measured)}。切回来之前,唯一的槽位刚处理完另一根枝的请求;"
             "没有主机缓存时,服务器能比较的只有槽位里现有的 token。两根枝从第一个 token 起有哪一段相同?")
 
 

@@ -11,19 +11,11 @@ from __future__ import annotations
 
 from prefixlab.cache import calculator
 
+from .answers import ASK, is_int, more_or_less
 from . import recall
 from .strategy_figures import turn_of
 
-ASK = "先把你的答案填进上面的变量,再运行这个单元格。"
 TURN = 2  # exercises 1 and 2 ask about the first request of the user's second request
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _more_or_less(guess: int, answer: int) -> str:
-    return "多了" if guess > answer else "少了"
 
 
 def turn_start(recording, session: str, turn: int = TURN):
@@ -45,14 +37,14 @@ def check_turn_hit(recording, strategy: str, guess, session: str | None = None) 
     """Exercises 1 and 2: the server's cached_tokens on the first request of user turn 2."""
     if guess is None:
         return ASK
-    if not _is_int(guess):
+    if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     call, row = turn_start(recording, session or strategy)
     if guess == row.measured:
         return (f"对:服务器报告 cached_tokens = {row.measured:,}(prompt 共 {row.prompt_tokens:,} 个 token,"
                 f"重算 {row.prompt_tokens - row.measured:,} 个),计算器推算的也是 {row.read:,}。"
                 f"前缀断在 {row.break_block}:{_why(strategy, row)}")
-    return f"不对,{_more_or_less(guess, row.measured)}。{HINTS.get(strategy, '')}"
+    return f"不对,{more_or_less(guess, row.measured)}。{HINTS.get(strategy, '')}"
 
 
 def _why(strategy: str, row) -> str:
