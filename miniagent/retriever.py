@@ -15,14 +15,16 @@ shared words). The price: a request worded differently from the note it needs fi
 """
 from __future__ import annotations
 
-import bm25s
-import Stemmer
-
 
 class Retriever:
     """A BM25 index over one list of notes (build a new one when the notes change)."""
 
     def __init__(self, notes: list[str]):
+        # Imported here, not at the top: only modes select and retrieve rank notes, so every other
+        # start of miniagent skips loading bm25s and numpy.
+        import bm25s
+        import Stemmer
+
         self.notes = list(notes)
         self.tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=Stemmer.Stemmer("english"))
         self.index = None
