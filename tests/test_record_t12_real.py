@@ -13,11 +13,11 @@ import pytest
 
 from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
-from prefixlab.paths import CHAT_TEMPLATE, RECORDINGS, TOKENIZER
-from prefixlab.recording.format import load, write_manifest
-from prefixlab.recording.recorder import base_provenance, llama_server_provenance
+from prefixlab.paths import RECORDINGS
+from prefixlab.recording.format import load
 from prefixlab.recording.t12 import T12Recorder, skill_pool
 from prefixlab.recording.verify import check
+from real_server import record_on_fresh_server
 
 pytestmark = [pytest.mark.server,
               pytest.mark.skipif(os.environ.get("PREFIXLAB_REAL_SERVER") != "1",
@@ -29,22 +29,16 @@ SESSION = "added-volatile-day1"
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    from prefixlab.serving.server import LlamaServer, free_port
-
     shipped = load(SHIPPED)
     n = len(shipped.manifest["skills"]["inline_subset"])
-    out = tmp_path_factory.mktemp("real") / "t12-short"
-    with LlamaServer(port=free_port()) as server:  # a fresh server: the cache starts empty
-        provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER) | llama_server_provenance(server)
-        recorder = T12Recorder(out, lambda: server.openai_base_url, lambda e: e, provenance, "local",
-                               log=lambda line: None)
+
+    def run(recorder):
         session, names, policy = recorder.run("added-volatile", skill_pool()[:n], recorder.model())
         recorder._register({"id": SESSION, "file": f"{SESSION}.jsonl", "group": "frozen", "day": 1, "kind": "main",
                             "variant": "added-volatile", "skill_added": recorder.skill_added("added-volatile")},
                            session, 0, policy.sent_at)
-        recorder.manifest["status"] = "complete"
-        write_manifest(out, recorder.manifest)
-    return load(out), shipped
+
+    return record_on_fresh_server(tmp_path_factory.mktemp("real") / "t12-short", T12Recorder, run), shipped
 
 
 def test_every_request_retokenizes_to_the_servers_count(recorded):

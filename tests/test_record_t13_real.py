@@ -14,11 +14,9 @@ import pytest
 
 from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
-from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
-from prefixlab.recording.format import load
-from prefixlab.recording.recorder import base_provenance, llama_server_provenance
 from prefixlab.recording.t13 import SETUPS, SwitchRecorder
 from prefixlab.recording.verify import check
+from real_server import record_on_fresh_server
 
 pytestmark = [pytest.mark.server,
               pytest.mark.skipif(os.environ.get("PREFIXLAB_REAL_SERVER") != "1",
@@ -27,15 +25,10 @@ pytestmark = [pytest.mark.server,
 
 @pytest.fixture(scope="module", params=["t13-switch-host-cache", "t13-switch-two-slots"])
 def recorded(request, tmp_path_factory):
-    from prefixlab.serving.server import LlamaServer, free_port
-
     setup, flags = SETUPS[request.param]
-    out = tmp_path_factory.mktemp("real") / request.param
-    with LlamaServer(port=free_port(), extra_args=flags) as server:  # a fresh server: the cache starts empty
-        provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER) | llama_server_provenance(server)
-        SwitchRecorder(out, lambda: server.openai_base_url, lambda e: e, provenance, "local", setup,
-                       log=lambda line: None).record()
-    return load(out)
+    return record_on_fresh_server(tmp_path_factory.mktemp("real") / request.param,
+                                  lambda *args, **kw: SwitchRecorder(*args, setup, **kw),
+                                  lambda recorder: recorder.record(), extra_args=flags)
 
 
 def test_every_request_retokenizes_to_the_servers_count(recorded):

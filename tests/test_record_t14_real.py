@@ -13,11 +13,9 @@ import pytest
 
 from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
-from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
-from prefixlab.recording.format import load, write_manifest
-from prefixlab.recording.recorder import base_provenance, llama_server_provenance
 from prefixlab.recording.t14 import T14Recorder
 from prefixlab.recording.verify import check
+from real_server import record_on_fresh_server
 
 pytestmark = [pytest.mark.server,
               pytest.mark.skipif(os.environ.get("PREFIXLAB_REAL_SERVER") != "1",
@@ -26,17 +24,8 @@ pytestmark = [pytest.mark.server,
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
-    from prefixlab.serving.server import LlamaServer, free_port
-
-    out = tmp_path_factory.mktemp("real") / "t14-retrieve"
-    with LlamaServer(port=free_port()) as server:  # a fresh server: the cache starts empty
-        provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER) | llama_server_provenance(server)
-        recorder = T14Recorder(out, lambda: server.openai_base_url, lambda e: e, provenance, "local",
-                               log=lambda line: None)
-        recorder.run_strategy("retrieve")
-        recorder.manifest["status"] = "complete"
-        write_manifest(out, recorder.manifest)
-    return load(out)
+    return record_on_fresh_server(tmp_path_factory.mktemp("real") / "t14-retrieve", T14Recorder,
+                                  lambda recorder: recorder.run_strategy("retrieve"))
 
 
 def test_every_request_retokenizes_to_the_servers_count(recorded):
