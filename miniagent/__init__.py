@@ -1,48 +1,70 @@
 """miniagent: the small coding agent of the course 从0打造编码Agent.
 
-Concept map, in reading order (module: idea -> the names to look at):
+Concept map, in reading order by chapter (module: idea -> the names to look at). A chapter
+adds at the loop's edge: a step run before each model call, or a tool; the loop stays as A1
+wrote it.
 
-1. prompt.py     the system prompt: base prompt, AGENTS.md, memory, in that
-                 fixed order -> SystemPrompt, BASE_PROMPT
-2. agents_md.py  the AGENTS.md files from the repository root down to the
-                 workspace, root first, under a byte cap -> read_agents_md
-3. memory.py     notes the agent writes itself, on disk at once -> MemoryStore
-4. injection.py  where the requests carry the memory and when a new note gets
-                 there: one small class per --mode (frozen, refresh, append,
-                 after-tools) -> MemoryInjection, for_mode
-   retriever.py, select_memory.py, retrieve_memory.py: two designs that send
-                 only the notes a request matches (BM25), in the system prompt
-                 (select) or in that request's user message (retrieve)
-                 -> Retriever, Select, Retrieve
-5. session.py    the conversation as an append-only tree of entries; forking
-                 -> Session
-6. tools.py      tools confined to one workspace, each definition on its handler,
-                 arguments checked before a handler runs -> Workspace, Toolbox
-   skills.py     a folder of SKILL.md files: an index in the system prompt (stable
-                 or volatile position), the body read on demand -> SkillSet
-7. model.py      any OpenAI-compatible server, keeping the exact request and the
-                 raw response -> ChatModel
-8. compaction.py past a token budget, one summary message replaces the
-                 older rounds; the session file keeps them -> Compactor,
-                 estimate_tokens, model_summariser
-9. loop.py       ask the model, run the tools it asks for, repeat; before each
-                 call bring the system prompt and the memory messages up to date,
-                 compact when over budget -> run_task, sync_system_prompt,
-                 sync_messages
-10. cli.py       ``python -m miniagent``: one task in one workspace -> main
+A1 the loop
+  loop.py            ask the model, run the tools it asks for, append their results,
+                     repeat until an answer without tool calls; steps run before each
+                     call -> run_task, Step
+  system_message.py  the session's system message; a plain agent's one fixed system
+                     prompt -> FixedPrompt, sync_system_prompt
+  model.py           any OpenAI-compatible server, keeping the exact request and the raw
+                     response -> ChatModel
+  tools.py           tools confined to one workspace, each definition on its handler,
+                     arguments checked before a handler runs -> Workspace, Toolbox
+  session.py         the conversation as an append-only tree of entries in a file (its
+                     forks are A6·4's) -> Session
 
-prefixlab/ (outside this package) measures what these requests do to a
-server's prompt cache.
+A5 compaction
+  compaction.py      a step: past a token budget, one summary message replaces the older
+                     rounds; the session file keeps them -> Compactor, estimate_tokens,
+                     model_summariser
+
+A6 memory and sessions
+  prompt.py          the system prompt: base prompt, AGENTS.md, memory (and the skills
+                     index), in a fixed order -> SystemPrompt, BASE_PROMPT
+  agents_md.py       A6·1: the AGENTS.md files from the repository root down to the
+                     workspace, root first, under a byte cap -> read_agents_md
+  memory.py          A6·2: notes the agent writes itself (the remember tool), on disk at
+                     once -> MemoryStore
+  injection.py       A6·2: a step: where the requests carry the memory and when a new note
+                     gets there; miniagent's design, frozen -> MemoryInjection, Frozen
+  modes.py           the designs by name, as --mode and the recordings call them
+                     -> for_mode, MODES
+  skills.py          A6·3: a folder of SKILL.md files: an index in the system prompt, the
+                     body read on demand (the read_skill tool) -> SkillSet
+  session_cli.py     A6·4: ``python -m miniagent session``: the tree of a session file,
+                     resume a leaf, fork from any entry, clone a path -> main
+  retriever.py       A6·R: BM25 over the notes, for the two variants that send only the
+                     notes a request matches -> Retriever
+
+The command line
+  cli.py             ``python -m miniagent TASK``: one task in one workspace; builds the
+                     agent from the options -> main
+  __main__.py        ``python -m miniagent``: a task, or ``session ...`` -> main
+
+Lesson variants (variants/, outside the core: what a lesson measures next to the core)
+  variants/memory_timing.py    A6·2: modes refresh, append, after-tools
+  variants/select_memory.py    A6·R: mode select, the matching notes in the system prompt
+  variants/retrieve_memory.py  A6·R: mode retrieve, the matching notes in the user message
+  variants/inline_skills.py    A6·3: every skill's whole text in the system prompt
+
+prefixlab/ (outside this package) measures what these requests do to a server's prompt
+cache.
 """
 from .agents_md import read_agents_md
 from .compaction import Compactor, estimate_tokens, model_summariser
-from .injection import MODES, MemoryInjection, for_mode
-from .loop import run_task, sync_messages, sync_system_prompt
+from .injection import Frozen, MemoryInjection, sync_messages
+from .loop import Step, run_task
 from .memory import MEMORY_CHAR_LIMIT, MemoryStore, NoteRefused
 from .model import ChatModel, ModelError, ModelReply
+from .modes import MODES, for_mode
 from .prompt import BASE_PROMPT, SystemPrompt
 from .session import Session, SessionFileError, UnknownEntry
 from .skills import SkillFileError, SkillSet
+from .system_message import FixedPrompt, sync_system_prompt
 from .tools import Toolbox, ToolError, Workspace
 
 __version__ = "0.1.0"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from .agents_md import read_agents_md
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
-from .injection import MODES, for_mode
 from .loop import run_task
 from .memory import MEMORY_CHAR_LIMIT, MemoryStore
 from .model import ChatModel, ModelError
+from .modes import MODES, for_mode
 from .prompt import BASE_PROMPT
 from .session import Session, SessionFileError
 from .skills import SKILLS_AT, SkillSet
@@ -38,7 +38,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--model", default="local", help="model name sent to the server (default: %(default)s)")
     p.add_argument("--mode", choices=MODES, default="frozen",
                    help="where the requests carry the memory, and when a note written this session gets "
-                        "there (default: %(default)s; see miniagent/injection.py)")
+                        "there (default: %(default)s; see miniagent/injection.py and, for the lessons' variants, miniagent/variants/)")
     p.add_argument("--memory", type=Path, help="MEMORY.md path (default: under ~/.miniagent/memory/)")
     p.add_argument("--memory-limit", type=int, default=MEMORY_CHAR_LIMIT, help="memory size limit in characters")
     p.add_argument("--session", type=Path, help="session JSONL file (default: a new file under ~/.miniagent/sessions/)")
@@ -76,10 +76,6 @@ def read_task(task: str) -> str:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["session"]:  # python -m miniagent session tree|resume|fork|clone ...
-        from .session_cli import main as session_main
-        return session_main(argv[1:])
     args = parse_args(argv)
     try:
         task = read_task(args.task)
@@ -102,10 +98,12 @@ def main(argv=None) -> int:
         injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
                              skills=skills.index if skills else None, skills_at=args.skills_index)
         model = ChatModel(args.server, args.model, max_tokens=args.max_tokens)
-        compactor = Compactor(args.compact_at, model_summariser(model)) if args.compact_at is not None else None
+        steps = [injection]  # compaction first: the memory design then builds its prompt on the new prefix
+        if args.compact_at is not None:
+            steps.insert(0, Compactor(args.compact_at, model_summariser(model)))
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory, skills), session=session,
-                          injection=injection, max_rounds=args.max_rounds, log=print, compactor=compactor)
+                          steps=steps, max_rounds=args.max_rounds, log=print)
     except (TaskFileError, ModelError, ToolError, SessionFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1

@@ -1,8 +1,9 @@
 """Compaction: past a token budget, one summary message replaces the older rounds.
 
-Before each model call the loop counts the tokens of the request it is about
-to send. Over the budget, everything older than the last ``keep_rounds``
-rounds is summarised, and the session gets a ``compaction`` entry. Nothing is
+Before each model call (a step the loop runs, see loop.py) the compactor
+counts the tokens of the request about to be sent. Over the budget, everything
+older than the last ``keep_rounds`` rounds is summarised, and the session gets
+a ``compaction`` entry. Nothing is
 deleted from the file; only the path the model sees changes, to
 
     system prompt + summary message + the rounds kept after the compaction point
@@ -25,6 +26,9 @@ and the rounds after it that are not kept.
 - The summary message is a ``user`` message starting with ``SUMMARY_HEADER``:
   notes handed to the model, which every chat template accepts (a second
   system message is refused by many).
+
+The compactor runs before the steps that build the system prompt: they see the
+new ``compaction`` entry, and the memory designs re-read AGENTS.md then (injection.py).
 
 The entry: ``{"type": "compaction", "message": <the summary message>,
 "firstKeptId": <the first kept message entry>, "tokensBefore": N}``, plus the
@@ -86,6 +90,20 @@ class Compactor:
     def __post_init__(self):
         if self.keep_rounds < 1:
             raise ValueError("keep_rounds must be at least 1: the latest tool results must reach the model")
+
+    # -- the step the loop runs (loop.Step): it runs before the steps that build the prompt ----------
+    def start(self, session: Session, task: str) -> str:
+        return task
+
+    def before_call(self, session: Session, round_no: int, log: Callable[[str], None]) -> None:
+        """Over the budget, compact; the next steps then build their prompt on the new prefix."""
+        if (tokens := self.tokens(session)) <= self.budget:
+            return
+        over = f"round {round_no}: about {tokens} tokens, over the budget of {self.budget}"
+        if self.compact(session, tokens):
+            log(f"{over}: older rounds replaced by a summary")
+        else:
+            log(f"{over}, but no round is older than the {self.keep_rounds} kept; sent as it is")
 
     def tokens(self, session: Session) -> int:
         """The count of the request the session would send now."""

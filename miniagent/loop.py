@@ -1,75 +1,52 @@
 """The agent loop: ask the model, run the tools it asks for, repeat.
 
-Before every model call the loop asks the memory design (injection.py) two
-things: the current system text, and which messages to add or replace. If the
-system text differs from the system message in the session, the loop replaces
-it and records a ``system_refresh`` entry; an added message is a ``message``
-entry, a replaced one a ``message_refresh``. Those are the moments a memory
-write can change what the model sees, and where the prompt prefix may break.
+This is the whole agent. The task enters the conversation as a user message; the model
+answers; if the answer asks for tools, the loop runs them, appends their results and asks
+again, sending the whole conversation each time; an answer without a tool call is the last.
 
-With a compactor, the loop first counts the request it is about to send; over
-the budget, older rounds are replaced by a summary (see compaction.py) and the
-system prompt is rebuilt, so an edited AGENTS.md arrives with the new prefix.
+What later chapters add sits at the edge, never in the loop: new things the model can do are
+tools, and new things that must happen before a call are *steps* the caller hands in. Each
+step may turn the task into the text of its user message (``start``) and may change what the
+next request carries (``before_call``), in the order given. A plain agent's system prompt is
+a step (system_message.py); so are compaction (compaction.py) and the memory designs
+(injection.py).
 """
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from typing import Callable, Protocol, Sequence
 
-from .compaction import Compactor
-from .injection import MemoryInjection, Update
 from .session import Session
-from .tools import Toolbox
+
+Log = Callable[[str], None]
 
 
 class Model(Protocol):
     def complete(self, messages: list[dict], tools: list[dict] | None = None, **params): ...
 
 
-def sync_system_prompt(session: Session, text: str) -> bool:
-    """Make the session's system message equal ``text``; True if it changed."""
-    messages = session.messages()
-    if not messages or messages[0]["role"] != "system":
-        session.append("system", content=text)
-        return True
-    if messages[0]["content"] != text:
-        session.append("system_refresh", content=text)
-        return True
-    return False
+class Tools(Protocol):
+    definitions: list[dict]  # the tools as the model is told about them
+
+    def call(self, name: str, arguments: str) -> str: ...
 
 
-def sync_messages(session: Session, updates: list[Update]) -> list[str]:
-    """Add (target None) or replace (target: the message's entry id) messages; say what changed."""
-    done = []
-    for target, message in updates:
-        if target is None:
-            session.append("message", message=message)
-            done.append(f"added a {message['role']} message: {short(message['content'])}")
-        else:
-            session.append("message_refresh", targetId=target, message=message)
-            done.append(f"replaced message {target}: {short(message['content'])}")
-    return done
+class Step(Protocol):
+    def start(self, session: Session, task: str) -> str:
+        """Before the task enters the conversation: the text its user message will have."""
+
+    def before_call(self, session: Session, round_no: int, log: Log) -> None:
+        """Before every model call: bring what the request will carry up to date."""
 
 
-def run_task(task: str, *, model: Model, toolbox: Toolbox, session: Session,
-             injection: MemoryInjection, max_rounds: int = 20,
-             log: Callable[[str], None] = lambda line: None, compactor: Compactor | None = None) -> str:
+def run_task(task: str, *, model: Model, toolbox: Tools, session: Session, steps: Sequence[Step] = (),
+             max_rounds: int = 20, log: Log = lambda line: None) -> str:
     """Work on ``task`` until the model answers without tool calls; return that answer."""
-    # The request first: a design that picks notes for it (select) needs it for the system prompt.
-    task_text = injection.user_message(task, session.visible()[1])
-    sync_system_prompt(session, injection())
-    session.append("message", message={"role": "user", "content": task_text})
+    for step in steps:
+        task = step.start(session, task)
+    session.append("message", message={"role": "user", "content": task})
     for round_no in range(1, max_rounds + 1):
-        if compactor and (tokens := compactor.tokens(session)) > compactor.budget:
-            over = f"round {round_no}: about {tokens} tokens, over the budget of {compactor.budget}"
-            if compactor.compact(session, tokens):
-                injection.after_compaction()  # the prefix is new anyway: re-read AGENTS.md
-                log(f"{over}: older rounds replaced by a summary")
-            else:
-                log(f"{over}, but no round is older than the {compactor.keep_rounds} kept; sent as it is")
-        if sync_system_prompt(session, injection()):
-            log(f"round {round_no}: system prompt refreshed from disk")
-        for change in sync_messages(session, injection.updates(session.visible()[1])):
-            log(f"round {round_no}: {change}")
+        for step in steps:
+            step.before_call(session, round_no, log)
         reply = model.complete(session.messages(), toolbox.definitions)
         session.append("model_call", round=round_no, request=reply.request, response=reply.response)
         session.append("message", message=reply.message)

@@ -36,7 +36,6 @@ TRUNCATION_MARK = "..."  # ends a description that was cut, so the model can tel
 SKILLS_HEADER = "# Skills"
 INDEX_INTRO = ("Each skill below is a SKILL.md with instructions for one kind of task. "
                "Before a task a skill covers, read its full text with the `read_skill` tool.")
-INLINE_INTRO = "The full text of every skill follows."
 SKILLS_AT = ("stable", "volatile")  # where the skills block sits in the system prompt
 
 
@@ -143,14 +142,6 @@ class SkillSet:
             return ""
         lines = "\n".join(index_entry(s, self.cap) for s in skills)
         return f"{SKILLS_HEADER}\n\n{INDEX_INTRO}\n\n{lines}"
-
-    def inline(self) -> str:
-        """Every skill's whole SKILL.md in the system prompt: the naive design the index replaces."""
-        skills = self.load()
-        if not skills:
-            return ""
-        texts = "\n\n".join(f"## {s.name} ({s.location})\n\n{s.text.strip()}" for s in skills)
-        return f"{SKILLS_HEADER}\n\n{INLINE_INTRO}\n\n{texts}"
 
     @tool("Read the full instructions of a skill listed under # Skills.", name="The skill's name, as in the index")
     def read_skill(self, name: str) -> str:

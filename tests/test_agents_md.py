@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from miniagent.agents_md import AGENTS_MD_CAP, agents_md_files, find_repo_root, read_agents_md
-from miniagent.injection import for_mode
+from miniagent.modes import for_mode
 from miniagent.memory import MemoryStore
 from miniagent.prompt import BASE_PROMPT
 

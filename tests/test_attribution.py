@@ -1,7 +1,7 @@
 """Block attribution: named token ranges that tile the prompt exactly as the server tokenizes it."""
 import pytest
 
-from miniagent.injection import with_memory
+from miniagent.variants.memory_timing import with_memory
 from miniagent.prompt import SystemPrompt
 
 from prefixlab.cache.attribution import AttributionError, attribute, check_tiling, split_system_prompt

@@ -6,7 +6,7 @@ from miniagent.agents_md import read_agents_md
 from miniagent.compaction import (SUMMARY_HEADER, SUMMARY_REQUEST, Compactor, estimate_tokens, model_summariser,
                                   round_starts)
 from miniagent.loop import run_task
-from miniagent.injection import for_mode
+from miniagent.modes import for_mode
 from miniagent.memory import MemoryStore
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
@@ -44,7 +44,7 @@ def _run(tmp_path, turns, compactor, mode="frozen", session=None, task="fix it")
     model, lines = ScriptedModel(turns), []
     session = session or Session.open(tmp_path / "s.jsonl")
     result = run_task(task, model=model, toolbox=Toolbox(Workspace(repo), memory), session=session,
-                      injection=provider, log=lines.append, compactor=compactor)
+                      steps=[provider] if compactor is None else [compactor, provider], log=lines.append)
     return result, model.requests, session, lines
 
 

@@ -1,18 +1,19 @@
-"""The memory designs of miniagent/injection.py, driven through the real loop with a scripted model."""
+"""The memory designs of miniagent/injection.py and miniagent/variants/, driven through the real loop with a scripted model."""
 import json
 
 import pytest
 
 from miniagent.compaction import SUMMARY_HEADER, Compactor
-from miniagent.injection import (DESIGNS, MEMORY_UPDATE, MODES, TASK_HEADER, AfterTools, Append, Frozen,
-                                 MemoryInjection, Refresh, for_mode, with_memory)
+from miniagent.injection import Frozen, MemoryInjection
 from miniagent.loop import run_task
 from miniagent.memory import ENTRY_DELIMITER, MemoryStore
-from miniagent.retrieve_memory import Retrieve
-from miniagent.select_memory import Select
+from miniagent.modes import DESIGNS, MODES, for_mode
 from miniagent.prompt import EMPTY_MEMORY, MEMORY_HEADER
 from miniagent.session import Session, SessionFileError
 from miniagent.tools import Toolbox, Workspace
+from miniagent.variants.memory_timing import MEMORY_UPDATE, TASK_HEADER, AfterTools, Append, Refresh, with_memory
+from miniagent.variants.retrieve_memory import Retrieve
+from miniagent.variants.select_memory import Select
 
 from helpers import ScriptedModel, answer, tool_call
 
@@ -30,8 +31,9 @@ def _day(tmp_path, mode, turns, session_name="s.jsonl", task="fix it", compactor
     memory = MemoryStore(tmp_path / "home" / "MEMORY.md")
     model, lines = ScriptedModel(turns), []
     session = session or Session.open(tmp_path / session_name)
+    design = for_mode(mode, "base", "Answer briefly.", memory)
     run_task(task, model=model, toolbox=Toolbox(Workspace(repo), memory), session=session,
-             injection=for_mode(mode, "base", "Answer briefly.", memory), log=lines.append, compactor=compactor)
+             steps=[design] if compactor is None else [compactor, design], log=lines.append)
     return model.requests, session, lines
 
 

@@ -1,7 +1,7 @@
 import pytest
 
 from miniagent.loop import run_task
-from miniagent.injection import for_mode
+from miniagent.modes import for_mode
 from miniagent.memory import MemoryStore
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
@@ -24,7 +24,7 @@ def _day(tmp_path, mode, turns, session_name):
     model = ScriptedModel(turns)
     session = Session.open(tmp_path / session_name)
     result = run_task("fix it", model=model, toolbox=Toolbox(Workspace(repo), memory),
-                      session=session, injection=provider)
+                      session=session, steps=[provider])
     systems = [request[0]["content"] for request in model.requests]
     return result, systems, session
 
@@ -80,7 +80,7 @@ def test_max_rounds_stops_a_model_that_never_answers(tmp_path):
     lines = []
     result = run_task("loop", model=ScriptedModel(turns), toolbox=Toolbox(Workspace(repo), memory),
                       session=Session.open(tmp_path / "s.jsonl"),
-                      injection=for_mode("frozen", "b", "", memory), max_rounds=3, log=lines.append)
+                      steps=[for_mode("frozen", "b", "", memory)], max_rounds=3, log=lines.append)
     assert result == "" and lines[-1] == "stopped: no final answer after 3 rounds"
 
 

@@ -2,7 +2,7 @@ import multiprocessing
 
 import pytest
 
-from miniagent.injection import for_mode
+from miniagent.modes import for_mode
 from miniagent.memory import ENTRY_DELIMITER, MemoryStore, NoteRefused
 
 

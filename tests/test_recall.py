@@ -5,8 +5,8 @@ import pytest
 import yaml
 
 from miniagent.memory import MemoryStore
-from miniagent.retrieve_memory import Retrieve
-from miniagent.select_memory import Select
+from miniagent.variants.retrieve_memory import Retrieve
+from miniagent.variants.select_memory import Select
 
 from prefixlab.paths import RECALL_DIR, T14_DIR
 from prefixlab.presenting import recall

@@ -1,13 +1,13 @@
 """The two designs that send only matching notes (select, retrieve) and their BM25 retriever."""
 import pytest
 
-from miniagent.injection import for_mode
 from miniagent.loop import run_task
+from miniagent.modes import for_mode
 from miniagent.memory import ENTRY_DELIMITER, MemoryStore, NoteRefused
 from miniagent.prompt import MEMORY_HEADER
-from miniagent.retrieve_memory import RECALL_HEADER, Retrieve, split_recalled, with_recalled
+from miniagent.variants.retrieve_memory import RECALL_HEADER, Retrieve, split_recalled, with_recalled
 from miniagent.retriever import Retriever
-from miniagent.select_memory import NO_MATCH, Select, pick_notes
+from miniagent.variants.select_memory import NO_MATCH, Select, pick_notes
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
@@ -83,7 +83,7 @@ def _session(tmp_path, mode, tasks, notes=NOTES):
     session = Session.open(tmp_path / "s.jsonl")
     model = ScriptedModel(TURN * len(tasks))
     for task in tasks:
-        run_task(task, model=model, toolbox=Toolbox(Workspace(repo), memory), session=session, injection=injection)
+        run_task(task, model=model, toolbox=Toolbox(Workspace(repo), memory), session=session, steps=[injection])
     return model.requests, session, injection
 
 

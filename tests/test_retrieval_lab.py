@@ -5,7 +5,7 @@ import html
 
 import pytest
 
-from miniagent.select_memory import TOP_K
+from miniagent.variants.select_memory import TOP_K
 from prefixlab.presenting import recall
 from prefixlab.presenting.lab.retrieval import MAX_K, RetrievalApp, RetrievalLab
 
@@ -32,7 +32,7 @@ def test_a_labelled_request_names_what_it_misses_and_why(lab):
 
 def test_the_two_strategies_write_the_notes_differently(lab):
     from miniagent.prompt import MEMORY_HEADER
-    from miniagent.retrieve_memory import RECALL_HEADER
+    from miniagent.variants.retrieve_memory import RECALL_HEADER
 
     query = lab.task("run-checks").text
     assert MEMORY_HEADER in lab.describe(query, strategy="select")

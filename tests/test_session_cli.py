@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from miniagent.cli import main as agent_main
+from miniagent.__main__ import main as agent_main
 from miniagent.session import Session
 from miniagent.session_cli import fork_point_problem, leaves, main, render_tree
 

@@ -6,15 +6,16 @@ from pathlib import Path
 import pytest
 
 from miniagent.cli import main
-from miniagent.injection import for_mode
 from miniagent.loop import run_task
 from miniagent.memory import MemoryStore
 from miniagent.model import ModelReply
+from miniagent.modes import for_mode
 from miniagent.prompt import SystemPrompt
 from miniagent.session import Session
 from miniagent.skills import (DESCRIPTION_CAP, SKILLS_HEADER, TRUNCATION_MARK, SkillSet, index_entry,
                               parse_skill, split_front_matter, truncate)
 from miniagent.tools import Toolbox, Workspace
+from miniagent.variants.inline_skills import inline
 
 from fake_server import FakeChatServer, completion
 
@@ -92,7 +93,7 @@ def test_the_index_has_one_line_per_skill_sorted_by_name():
 
 def test_inline_puts_every_whole_file_in_the_block():
     skills = SkillSet(OURS, label="skills")
-    block = skills.inline()
+    block = inline(skills)
     for skill in skills.load():
         assert skill.text.strip() in block
 
@@ -163,7 +164,7 @@ def test_a_skill_written_mid_session_is_in_the_next_request(tmp_path, at):
                       call("read_skill", name="b"), {"role": "assistant", "content": "done"}])
     session = Session.open(tmp_path / "s.jsonl")
     run_task("go", model=model, toolbox=Toolbox(Workspace(repo), memory, skills), session=session,
-             injection=injection)
+             steps=[injection])
     first, second, third = model.systems
     assert "- b: Say b." not in first and "- b: Say b." in second and second == third
     assert [e["type"] for e in session.entries].count("system_refresh") == 1

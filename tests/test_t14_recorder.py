@@ -13,7 +13,7 @@ from fake_server import FakeChatServer, completion
 
 from miniagent.memory import NoteRefused
 from miniagent.prompt import MEMORY_HEADER
-from miniagent.retrieve_memory import RECALL_HEADER, split_recalled
+from miniagent.variants.retrieve_memory import RECALL_HEADER, split_recalled
 
 from prefixlab.cache import composition
 from prefixlab.cache.attribution import attribute

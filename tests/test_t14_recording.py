@@ -7,7 +7,7 @@ and that the Anthropic and OpenAI views replay it.
 """
 import pytest
 
-from miniagent.retrieve_memory import split_recalled
+from miniagent.variants.retrieve_memory import split_recalled
 
 from prefixlab.cache import calculator, composition
 from prefixlab.paths import RECORDINGS

@@ -26,7 +26,7 @@ The character cut follows the ChatML layout of the recorded template
   at the start of the first user message, *after* the tools) is cut into ``memory_header``,
   ``memory_body`` and ``user#i`` (the rest: ``\\n\\n# Task\\n\\n`` and the task), so the memory
   blocks have the same names wherever the request carries them; a user message that *ends* with
-  notes recalled for it (mode retrieve, ``miniagent.retrieve_memory``) is cut into ``user#i``
+  notes recalled for it (mode retrieve, ``miniagent.variants.retrieve_memory``) is cut into ``user#i``
   (the user's text), ``memory_header`` and ``memory_body``; ``assistant#i`` also holds the
   tool calls as the template prints them (``<tool_call>`` tags included), up to its end-of-turn token;
 - everything else is template glue (``<|im_end|>\\n<|im_start|>user\\n``, ``<tool_response>``
@@ -39,10 +39,11 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from miniagent.injection import TASK_HEADER
-from miniagent.retrieve_memory import RECALL_MARK, split_recalled
 from miniagent.prompt import AGENTS_HEADER, MEMORY_HEADER, SystemPrompt
-from miniagent.skills import INDEX_INTRO, INLINE_INTRO, SKILLS_HEADER
+from miniagent.skills import INDEX_INTRO, SKILLS_HEADER
+from miniagent.variants.inline_skills import INLINE_INTRO
+from miniagent.variants.memory_timing import TASK_HEADER
+from miniagent.variants.retrieve_memory import RECALL_MARK, split_recalled
 
 from .rules.base import Block
 from .template import llama_cpp_tojson, render_chat, server_messages, server_tools

@@ -26,7 +26,7 @@ INDEX_TOLERANCE = 0.05  # exercise 3 asks for an estimate: within 5% counts
 def inlined_skills(recording, session: str = "inline-day1") -> list[str]:
     """Names of the skills whose whole text is in the session's first system prompt, in prompt order.
 
-    Each inlined skill starts a section ``## <name> (<location>)`` (miniagent.skills.SkillSet.inline);
+    Each inlined skill starts a section ``## <name> (<location>)`` (miniagent.variants.inline_skills.inline);
     the names come from the recorded session's skills folder.
     """
     system = recording.session_calls(session)[0].request["messages"][0]["content"]

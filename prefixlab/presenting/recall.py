@@ -9,7 +9,7 @@ For each request of the small hand-labelled set (data/recall/README.md says how 
 and each strategy, the notes the request would carry are worked out with miniagent's own code:
 
     frozen    every note (the whole memory file; k does not apply)
-    select    the k best notes by BM25 for the request (miniagent.select_memory.pick_notes)
+    select    the k best notes by BM25 for the request (miniagent.variants.select_memory.pick_notes)
     retrieve  the same k notes (the same retriever); only where they go differs
 
 ``recall`` is the share of the notes the request needs that it carries; ``complete`` says it
@@ -28,9 +28,9 @@ from statistics import mean
 import yaml
 
 from miniagent.prompt import SystemPrompt
-from miniagent.retrieve_memory import with_recalled
-from miniagent.select_memory import NO_MATCH
 from miniagent.retriever import Retriever
+from miniagent.variants.retrieve_memory import with_recalled
+from miniagent.variants.select_memory import NO_MATCH
 
 from prefixlab.cache.tokenizer import load_tokenizer
 from prefixlab.paths import RECALL_DIR, REPO_ROOT

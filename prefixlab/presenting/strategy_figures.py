@@ -101,7 +101,7 @@ def turn_of(call: Call) -> int:
 
 def recalled_text(call: Call) -> str | None:
     """The recalled-notes part (header included) of the call's last user message, if it has one."""
-    from miniagent.retrieve_memory import RECALL_MARK
+    from miniagent.variants.retrieve_memory import RECALL_MARK
 
     users = [m for m in call.request["messages"] if m.get("role") == "user"]
     if not users:

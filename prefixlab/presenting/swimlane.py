@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from miniagent.injection import MEMORY_UPDATE
 from miniagent.memory import split_entries
 from miniagent.prompt import EMPTY_MEMORY
+from miniagent.variants.memory_timing import MEMORY_UPDATE
 
 from prefixlab.cache.attribution import split_system_prompt
 from prefixlab.recording.format import Recording

@@ -13,7 +13,7 @@ What it records (all with the scripted policy, every request sent to the server)
 
 - live: day 1 once more with no script: the model's own replies drive the loop (on a fresh
   server). A small model may answer in prose at once; that is recorded as it happened.
-- two more designs, groups ``append`` and ``after-tools`` (see miniagent/injection.py): day 1
+- two more designs, groups ``append`` and ``after-tools`` (see miniagent/variants/): day 1
   then day 2 each, each group on a fresh server of its own, after everything above, so the
   requests above are sent exactly as before the two groups existed.
 
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from miniagent.loop import run_task
-from miniagent.injection import for_mode
+from miniagent.modes import for_mode
 from miniagent.memory import MemoryStore
 from miniagent.model import ChatModel, ModelError
 from miniagent.prompt import BASE_PROMPT, SystemPrompt, read_agents_md
@@ -100,7 +100,7 @@ class Recorder:
         policy = ScriptedPolicy(self.model(), self.script[f"day{day}"], f"call_{sid}", self.clock)
         injection = for_mode(group, BASE_PROMPT, read_agents_md(workspace.root), memory)
         run_task(self.tasks[f"day{day}"].strip(), model=policy, toolbox=Toolbox(workspace, memory),
-                 session=session, injection=injection, max_rounds=len(self.script[f"day{day}"]))
+                 session=session, steps=[injection], max_rounds=len(self.script[f"day{day}"]))
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": group, "day": day, "kind": "main"},
                        session, 0, policy.sent_at)
         return session
@@ -118,7 +118,7 @@ class Recorder:
         policy = ScriptedPolicy(self.model(), fork["turns"], f"call_{sid}", self.clock)
         injection = for_mode(group, BASE_PROMPT, read_agents_md(workspace.root), memory)
         run_task(fork["user"], model=policy, toolbox=Toolbox(workspace, memory), session=day1,
-                 injection=injection, max_rounds=len(fork["turns"]))
+                 steps=[injection], max_rounds=len(fork["turns"]))
         self._register({"id": sid, "file": day1.path.name, "group": group, "day": 1, "kind": "fork",
                         "forked_from": {"session": f"{group}-day1", "entry": branch_at,
                                         "after_round": fork["after_round"]}}, day1, first_new, policy.sent_at)
@@ -160,7 +160,7 @@ class Recorder:
 
         injection = for_mode(group, BASE_PROMPT, read_agents_md(workspace.root), memory)
         run_task(self.tasks["day1"].strip(), model=Live(), toolbox=Toolbox(workspace, memory), session=session,
-                 injection=injection, max_rounds=len(self.script["day1"]))
+                 steps=[injection], max_rounds=len(self.script["day1"]))
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": group, "day": 1, "kind": "live"},
                        session, 0, sent_at)
 

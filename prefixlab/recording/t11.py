@@ -27,9 +27,10 @@ from pathlib import Path
 
 from miniagent.agents_md import read_agents_md
 from miniagent.compaction import Compactor, model_summariser
-from miniagent.injection import Frozen, for_mode
+from miniagent.injection import Frozen
 from miniagent.loop import run_task
 from miniagent.memory import MemoryStore
+from miniagent.modes import for_mode
 from miniagent.prompt import BASE_PROMPT
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
@@ -134,17 +135,17 @@ class T11Recorder(Recorder):
             injection = ReloadAgentsMd(BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root)
         else:
             injection = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root)
-        compactor = None
+        steps = [injection]
         if day == 1:
             summary_model = StampedModel(self.model(), order, self.clock,
                                          max_tokens=self.script["summary_max_tokens"], temperature=0)
-            compactor = Compactor(self.script["compact_at"], model_summariser(summary_model))
+            steps.insert(0, Compactor(self.script["compact_at"], model_summariser(summary_model)))  # compaction first
             info["compact_at"] = self.script["compact_at"]
         task = self.tasks[f"day{day}"].strip()
         if variant == "message" and day == 1:
             task = first_message(task, rule)
-        run_task(task, model=policy, toolbox=Toolbox(workspace, memory), session=session, injection=injection,
-                 max_rounds=len(turns), compactor=compactor)
+        run_task(task, model=policy, toolbox=Toolbox(workspace, memory), session=session, steps=steps,
+                 max_rounds=len(turns))
         rule_in = {"message": "message", "agents": "agents_md"}.get(variant, "agents_md_edit")
         self._register({"id": sid, "file": f"{sid}.jsonl", "group": GROUP, "day": day, "kind": "main",
                         "variant": variant, "rule_in": rule_in if day == 1 or variant != "message" else "nowhere",

@@ -29,14 +29,15 @@ import json
 import shutil
 from pathlib import Path
 
-from miniagent.injection import for_mode
 from miniagent.loop import run_task
 from miniagent.memory import MemoryStore
 from miniagent.model import ModelReply
+from miniagent.modes import for_mode
 from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.skills import SKILL_FILE, SkillSet, parse_skill
 from miniagent.tools import Toolbox, Workspace
+from miniagent.variants.inline_skills import inline
 
 from prefixlab.paths import CHAT_TEMPLATE, SKILLS, T12_DIR, TOKENIZER
 
@@ -119,7 +120,7 @@ class T12Recorder(Recorder):
         """One session of ``variant`` on a fresh workspace; returns (session, names, policy)."""
         workspace, memory, names = self.fresh_copy(name or variant, skills)
         skill_set = SkillSet(workspace.root / FOLDER, label=FOLDER)
-        block = skill_set.inline if variant == "inline" else skill_set.index
+        block = (lambda: inline(skill_set)) if variant == "inline" else skill_set.index
         at = "volatile" if variant == "added-volatile" else "stable"
         injection = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
                              skills=block, skills_at=at)
@@ -130,7 +131,7 @@ class T12Recorder(Recorder):
         policy = ScriptedPolicy(model, turns, f"call_{sid}", self.clock)
         toolbox = Toolbox(workspace, memory, None if variant == "inline" else skill_set)
         run_task(self.tasks["day1"].strip(), model=policy, toolbox=toolbox, session=session,
-                 injection=injection, max_rounds=len(turns))
+                 steps=[injection], max_rounds=len(turns))
         if skill_set.problems:
             raise RuntimeError(f"T12 skills that do not load: {skill_set.problems}")
         return session, names, policy

@@ -34,9 +34,9 @@ import threading
 from pathlib import Path
 
 from miniagent.agents_md import read_agents_md
-from miniagent.injection import for_mode
 from miniagent.loop import run_task
 from miniagent.memory import MemoryStore
+from miniagent.modes import for_mode
 from miniagent.prompt import BASE_PROMPT
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
@@ -117,7 +117,7 @@ class ForkRecorder(T13Recorder):
         policy = ScriptedPolicy(self.model(), self.script["day1"], "call_day1", self.clock)
         injection = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root)
         run_task(self.tasks["day1"].strip(), model=policy, toolbox=Toolbox(workspace, memory), session=session,
-                 injection=injection, max_rounds=len(self.script["day1"]))
+                 steps=[injection], max_rounds=len(self.script["day1"]))
         self._register({"id": "day1", "file": "day1.jsonl", "group": GROUP, "day": 1, "kind": "main"},
                        session, 0, policy.sent_at)
         return session, injection
@@ -147,7 +147,7 @@ class ForkRecorder(T13Recorder):
         first_new = len(day1.entries)
         policy = ScriptedPolicy(self.model(), fork["turns"], f"call_{sid}", self.clock)
         run_task(fork["user"], model=policy, toolbox=Toolbox(workspace, memory), session=day1,
-                 injection=injection, max_rounds=len(fork["turns"]))
+                 steps=[injection], max_rounds=len(fork["turns"]))
         self._register({"id": sid, "file": day1.path.name, "group": GROUP, "day": 1, "kind": "fork",
                         "forked_from": {"session": "day1", "entry": branch_at, "after_round": r}},
                        day1, first_new, policy.sent_at)
@@ -253,7 +253,7 @@ class SwitchRecorder(T13Recorder):
             session = done["a"] = Session.open(file)
             injection = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root)
             run_task(self.tasks["day1"].strip(), model=turns, toolbox=Toolbox(workspace, memory), session=session,
-                     injection=injection, max_rounds=len(a_turns))
+                     steps=[injection], max_rounds=len(a_turns))
             turns.finish()
 
         def run_b():  # a second loop, resumed at the end of the trunk, with its own user message
@@ -267,7 +267,7 @@ class SwitchRecorder(T13Recorder):
             done["b"] = session
             injection = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root)
             run_task(switch["user"], model=turns, toolbox=Toolbox(workspace, memory), session=session,
-                     injection=injection, max_rounds=len(b_turns))
+                     steps=[injection], max_rounds=len(b_turns))
             turns.finish()
 
         def guarded(body):

@@ -24,9 +24,10 @@ from pathlib import Path
 
 import yaml
 
-from miniagent.injection import DESIGNS, MemoryInjection
+from miniagent.injection import MemoryInjection
 from miniagent.loop import run_task
 from miniagent.memory import MemoryStore
+from miniagent.modes import DESIGNS
 from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
@@ -85,7 +86,7 @@ class T14Recorder(Recorder):
         injection = injection_for(mode, read_agents_md(workspace.root), memory, self.script["top_k"])
         toolbox = Toolbox(workspace, memory)
         for turn in turns:
-            run_task(turn["user"].strip(), model=policy, toolbox=toolbox, session=session, injection=injection,
+            run_task(turn["user"].strip(), model=policy, toolbox=toolbox, session=session, steps=[injection],
                      max_rounds=len(turn["replies"]))
         if policy.turns:
             raise RuntimeError(f"{mode}: {len(policy.turns)} scripted replies were not used; the script and "

@@ -16,7 +16,7 @@ import html
 from dataclasses import dataclass
 
 from miniagent.retriever import Retriever
-from miniagent.select_memory import TOP_K
+from miniagent.variants.select_memory import TOP_K
 
 from prefixlab.cache.tokenizer import load_tokenizer
 

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from miniagent.skills import DESCRIPTION_CAP, SKILL_FILE, Skill, SkillSet, index_entry
+from miniagent.variants.inline_skills import inline as inline_skills
 
 from prefixlab.cache import calculator, pricing
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
@@ -133,7 +134,7 @@ class FolderLab:
         return len(text_token_ids(self._tok, text)) if text else 0
 
     def describe(self) -> str:
-        index, inline = self.skills.index(), self.skills.inline()
+        index, inline = self.skills.index(), inline_skills(self.skills)
         lines = [f"{len(self.skills.load())} 份技能:索引 {self.tokens(index):,} token,全文内联 {self.tokens(inline):,} token"]
         lines += [f"没有加载:{p}" for p in self.skills.problems]
         return "\n".join(lines) + "\n\n" + (index or "(索引为空)")

@@ -1,4 +1,4 @@
-"""Mode ``select``: every user turn, the notes that match the request go into the system prompt.
+"""Lesson A6·R, mode ``select``: every user turn, the notes that match the request go into the system prompt.
 
 This is the shape of learn-claude-code's lesson s09: before the loop works on a new request,
 it picks the notes relevant to that request and rebuilds the system prompt with them. Here:
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .injection import Chat, MemoryInjection
-from .memory import ENTRY_DELIMITER, MemoryStore
-from .prompt import SystemPrompt
-from .retriever import Retriever
+from ..injection import Chat, MemoryInjection
+from ..memory import ENTRY_DELIMITER, MemoryStore
+from ..prompt import SystemPrompt
+from ..retriever import Retriever
 
 TOP_K = 5  # s09 also keeps at most five notes per request
 NO_MATCH = "(no saved note matches this request)"

@@ -1,4 +1,4 @@
-"""Mode ``retrieve``: every user turn, the matching notes ride along in that turn's user message.
+"""Lesson A6·R, mode ``retrieve``: every user turn, the matching notes ride along in that turn's user message.
 
 This is the shape of Hermes Agent's external memory provider: before the tool loop of a new
 request, the provider recalls what matches the request, and the text is added to *the current
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .injection import Chat, MemoryInjection, Update
-from .memory import ENTRY_DELIMITER, MemoryStore
-from .prompt import SystemPrompt
+from ..injection import Chat, MemoryInjection, Update
+from ..memory import ENTRY_DELIMITER, MemoryStore
+from ..prompt import SystemPrompt
 from .select_memory import TOP_K, pick_notes
 
 RECALL_HEADER = "# Memory recalled for this request (saved notes, not the user's words)"

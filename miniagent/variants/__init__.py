@@ -1,0 +1,16 @@
+"""Lesson variants: designs a lesson measures, kept outside the agent's core.
+
+miniagent's core (the package above) is what the agent does by default. A lesson often
+measures a naive or rival design next to it; those designs live here, one module per lesson,
+so the recordings can be made again and a learner can run them (the CLI's ``--mode``):
+
+- memory_timing.py    A6·2: modes ``refresh``, ``append`` and ``after-tools``, the places and
+                      times for the memory measured against the core's ``frozen``
+- select_memory.py    A6·R: mode ``select``, the notes a request matches in the system prompt
+- retrieve_memory.py  A6·R: mode ``retrieve``, the notes a request matches in its user message
+- inline_skills.py    A6·3: every skill's whole text in the system prompt, the naive design
+                      the skills index replaces
+
+A variant imports the core; the core's modules never import a variant, except modes.py,
+which names every design for ``--mode``. Recorders import the variant they record.
+"""
