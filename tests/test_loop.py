@@ -4,6 +4,7 @@ from miniagent.loop import run_task
 from miniagent.modes import for_mode
 from miniagent.memory import MemoryStore
 from miniagent.session import Session
+from miniagent.system_message import FixedPrompt
 from miniagent.tools import Toolbox, Workspace
 
 from helpers import ScriptedModel, answer, tool_call
@@ -91,3 +92,78 @@ def test_a_tool_call_with_a_wrongly_typed_argument_gets_an_error_message_not_a_c
     tool_messages = [m for m in session.messages() if m["role"] == "tool"]
     assert tool_messages[0]["content"] == "error: bad arguments for remember: 'note' must be a string, not integer"
     assert MemoryStore(tmp_path / "home" / "MEMORY.md").entries() == []
+
+
+# -- the narrow waist: a plain agent, and steps at the loop's edge ------------------------------
+
+class Echo:
+    """Two tools and nothing else: the loop needs only ``definitions`` and ``call``."""
+
+    definitions = [{"type": "function", "function": {"name": "echo", "parameters": {"type": "object"}}}]
+
+    def __init__(self):
+        self.calls = []
+
+    def call(self, name, arguments):
+        self.calls.append((name, arguments))
+        return f"echo {arguments}"
+
+
+def test_a_plain_agent_with_no_steps_runs_the_tools_and_stops_at_the_answer(tmp_path):
+    model, tools = ScriptedModel([tool_call("c1", "echo", text="hi"), answer("done")]), Echo()
+    session = Session.open(tmp_path / "s.jsonl")
+    assert run_task("say hi", model=model, toolbox=tools, session=session) == "done"
+    assert tools.calls == [("echo", '{"text": "hi"}')]
+    assert model.requests[0] == [{"role": "user", "content": "say hi"}]  # no step: no system message
+    assert model.requests[1][-1] == {"role": "tool", "tool_call_id": "c1", "content": 'echo {"text": "hi"}'}
+    assert _types(session) == ["message", "model_call", "message", "message", "model_call", "message"]
+
+
+def test_a_plain_agent_s_system_prompt_is_a_fixed_step(tmp_path):
+    model = ScriptedModel([tool_call("c1", "echo"), answer("done")])
+    session = Session.open(tmp_path / "s.jsonl")
+    run_task("go", model=model, toolbox=Echo(), session=session, steps=[FixedPrompt("You are a plain agent.")])
+    assert [r[0] for r in model.requests] == [{"role": "system", "content": "You are a plain agent."}] * 2
+    assert _types(session)[:2] == ["system", "message"] and "system_refresh" not in _types(session)
+
+
+class Recording:
+    """A step that notes when it runs, what it sees, and rewrites the task by appending its name."""
+
+    def __init__(self, name, events):
+        self.name, self.events = name, events
+
+    def start(self, session, task):
+        self.events.append((self.name, "start", task))
+        return f"{task}+{self.name}"
+
+    def before_call(self, session, round_no, log):
+        self.events.append((self.name, round_no, len(session.messages())))
+        log(f"{self.name} before round {round_no}")
+
+
+def test_steps_start_in_order_then_run_in_order_before_every_call(tmp_path):
+    events, lines = [], []
+    model = ScriptedModel([tool_call("c1", "echo"), tool_call("c2", "echo"), answer("done")])
+    run_task("task", model=model, toolbox=Echo(), session=Session.open(tmp_path / "s.jsonl"),
+             steps=[Recording("a", events), Recording("b", events)], log=lines.append)
+    # start: each step gets the text the one before it returned; the result is the user message
+    assert events[:2] == [("a", "start", "task"), ("b", "start", "task+a")]
+    assert model.requests[0] == [{"role": "user", "content": "task+a+b"}]
+    # before every call, in the order given, each seeing the conversation as it is then
+    assert events[2:] == [("a", 1, 1), ("b", 1, 1), ("a", 2, 3), ("b", 2, 3), ("a", 3, 5), ("b", 3, 5)]
+    assert [line for line in lines if "before" in line] == [f"{s} before round {r}" for r in (1, 2, 3) for s in "ab"]
+
+
+def test_a_step_s_change_is_in_the_very_next_request(tmp_path):
+    class Nudge:
+        def start(self, session, task):
+            return task
+
+        def before_call(self, session, round_no, log):
+            if round_no == 2:
+                session.append("message", message={"role": "user", "content": "hurry up"})
+
+    model = ScriptedModel([tool_call("c1", "echo"), answer("done")])
+    run_task("go", model=model, toolbox=Echo(), session=Session.open(tmp_path / "s.jsonl"), steps=[Nudge()])
+    assert model.requests[1][-1] == {"role": "user", "content": "hurry up"}
