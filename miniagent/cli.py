@@ -98,9 +98,8 @@ def main(argv=None) -> int:
         injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
                              skills=skills.index if skills else None, skills_at=args.skills_index)
         model = ChatModel(args.server, args.model, max_tokens=args.max_tokens)
-        steps = [injection]  # compaction first: the memory design then builds its prompt on the new prefix
-        if args.compact_at is not None:
-            steps.insert(0, Compactor(args.compact_at, model_summariser(model)))
+        compaction = [Compactor(args.compact_at, model_summariser(model))] if args.compact_at is not None else []
+        steps = compaction + [injection]  # compaction first: the memory design builds on the new prefix
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory, skills), session=session,
                           steps=steps, max_rounds=args.max_rounds, log=print)

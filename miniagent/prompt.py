@@ -10,7 +10,7 @@ base prompt (``skills_at="stable"``) or right after AGENTS.md (``"volatile"``).
 
 The block most likely to change goes last, so a change there leaves the
 first two blocks as a reusable prefix for the server's prompt cache.
-One design (``--mode after-tools``, see injection.py) moves the memory out of
+One design (``--mode after-tools``, see variants/memory_timing.py) moves the memory out of
 the system prompt; it then has the first two blocks only.
 """
 from __future__ import annotations
