@@ -6,8 +6,8 @@ from miniagent.agents_md import read_agents_md
 from miniagent.compaction import (SUMMARY_HEADER, SUMMARY_REQUEST, Compactor, estimate_tokens, model_summariser,
                                   round_starts)
 from miniagent.loop import run_task
-from miniagent.modes import for_mode
 from miniagent.memory import MemoryStore
+from miniagent.modes import for_mode
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
@@ -180,6 +180,24 @@ def test_after_a_compaction_agents_md_is_re_read_and_frozen_memory_keeps_its_sna
     types = [e["type"] for e in session.path_to()]
     assert types[types.index("compaction") + 1] == "system_refresh"
     assert "round 4: system prompt refreshed from disk" in lines
+
+
+def test_agents_md_is_re_read_once_per_new_compaction_not_at_the_next_task(tmp_path):
+    """The design learns of a compaction from the session: one it saw already (an earlier task of
+    the same conversation) does not make it read AGENTS.md again, only a new one does."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "AGENTS.md").write_text("rules v1")
+    memory = MemoryStore(tmp_path / "home" / "MEMORY.md")
+    design = for_mode("frozen", "base", read_agents_md(repo), memory, workspace=repo)
+    session, toolbox = Session.open(tmp_path / "s.jsonl"), Toolbox(Workspace(repo), memory)
+    compactor = Compactor(6, Summaries("S"), keep_rounds=1, count_tokens=len)
+    run_task("one", model=ScriptedModel(_files(3)), toolbox=toolbox, session=session, steps=[compactor, design])
+    assert [e["type"] for e in session.path_to()].count("compaction") == 1
+    (repo / "AGENTS.md").write_text("rules v2")
+    second = ScriptedModel([answer("ok")])
+    run_task("two", model=second, toolbox=toolbox, session=session, steps=[design])  # no new compaction
+    assert "rules v1" in second.requests[0][0]["content"]
 
 
 def test_refresh_memory_is_still_read_before_every_call_with_compaction(tmp_path):
