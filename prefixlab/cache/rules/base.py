@@ -51,6 +51,9 @@ class Request:
     t          seconds since the first request (used for TTLs); must not go backwards
     session    which agent session sent it (caches are shared across sessions; kept for display)
     blocks     named token ranges, in token order, not overlapping
+    cache_prompt, cache_reuse
+               the request's own ``cache_prompt`` / ``n_cache_reuse`` fields, when it sent them (None:
+               the server's setting applies). Only the local-server rules read them.
     """
 
     tokens: tuple[int, ...]
@@ -58,6 +61,8 @@ class Request:
     t: float = 0.0
     session: str = ""
     blocks: tuple[Block, ...] = ()
+    cache_prompt: bool | None = None
+    cache_reuse: int | None = None
 
     def __post_init__(self):
         # accept lists from callers, store tuples so requests stay hashable and immutable
@@ -79,6 +84,11 @@ class Request:
             if block.start < previous_end:
                 raise ValueError(f"block {block.name!r} starts at {block.start}, before the previous block ends ({previous_end})")
             previous_end = block.end
+        if self.cache_prompt is not None and not isinstance(self.cache_prompt, bool):
+            raise ValueError(f"cache_prompt must be true, false or None, got {self.cache_prompt!r}")
+        if self.cache_reuse is not None and (isinstance(self.cache_reuse, bool) or not isinstance(self.cache_reuse, int)
+                                             or self.cache_reuse < 0):
+            raise ValueError(f"cache_reuse must be a whole number >= 0 or None, got {self.cache_reuse!r}")
         names = [b.name for b in self.blocks]
         if len(set(names)) != len(names):
             raise ValueError(f"block names must be unique within a request: {names}")
@@ -111,6 +121,9 @@ class Prediction:
                          matched entry (local servers) or the end of the deepest hit (API rules);
                          ``== total`` when the entry covers the whole prompt (then the n-1 cap applies)
     break_block          name of the block that contains ``break_at`` (None if no block does)
+    refused              the server's error when it refused the request (a local server whose slot
+                         context is too small for the prompt); then nothing was read or computed:
+                         ``read == write == fresh == 0`` while ``total`` is still the prompt's length
     """
 
     read: int
@@ -124,10 +137,15 @@ class Prediction:
     write_1h: int = 0
     rule: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    refused: str | None = None
 
     def __post_init__(self):
         if min(self.read, self.write, self.fresh, self.total, self.write_5m, self.write_1h) < 0:
             raise ValueError(f"negative token count in {self}")
+        if self.refused is not None:
+            if self.read or self.write or self.fresh:
+                raise ValueError(f"a refused request reads and computes nothing: {self}")
+            return
         if self.read + self.fresh != self.total:
             raise ValueError(f"read + fresh must equal total: {self.read} + {self.fresh} != {self.total}")
         if self.write > self.fresh:

