@@ -23,6 +23,8 @@ from typing import Callable
 import httpx2 as httpx  # the HTTP library the openai SDK (3.x) is built on
 import openai
 
+from .session import tool_call_problem
+
 
 class ModelError(RuntimeError):
     """The server could not be reached or refused the request."""
@@ -42,23 +44,6 @@ def stderr_line(line: str) -> None:
 def retryable(status: int) -> bool:
     """The HTTP statuses worth another try (the ones the openai SDK retries)."""
     return status in (408, 409, 429) or status >= 500
-
-
-def tool_call_problem(call, where: str) -> str | None:
-    """What keeps the agent from running one tool call (``where`` names it), or None."""
-    if not isinstance(call, dict):
-        return f"{where} is not an object"
-    if not isinstance(call.get("id"), str):
-        return f"{where} has no 'id'"
-    function = call.get("function")
-    if not isinstance(function, dict):
-        return f"{where} has no 'function'"
-    for key in ("name", "arguments"):
-        if key not in function:
-            return f"{where}.function has no {key!r}"
-    if not isinstance(function["name"], str):
-        return f"{where}.function.name is not a string"
-    return None
 
 
 def assistant_message(raw_message: dict) -> dict:
