@@ -22,8 +22,21 @@ from .loop import short
 from .session import Session, SessionFileError, UnknownEntry
 
 
+# The course's shipped data (recordings the book's numbers come from): never appended to.
+SHIPPED_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
 class SessionCommandError(Exception):
     """A session command that cannot run; the message says why."""
+
+
+def shipped_data_problem(path: Path, entry_id: str) -> str | None:
+    """Why the session file at ``path`` must not be continued in place, or None."""
+    if SHIPPED_DATA not in path.resolve().parents:
+        return None
+    return (f"{path} is part of the course's shipped data ({SHIPPED_DATA}); continuing it would append to it. "
+            f"Copy the path first and continue the copy: python -m miniagent session clone {path} "
+            f"--leaf {entry_id} COPY.jsonl, then session resume COPY.jsonl --leaf {entry_id} ...")
 
 
 def open_existing(path: Path) -> Session:
@@ -140,6 +153,8 @@ def continue_from(path: Path, entry_id: str, agent_args: list[str], must_be_leaf
     """Run ``python -m miniagent`` with the session continuing below ``entry_id``."""
     session = open_existing(path)
     entry(session, entry_id)
+    if problem := shipped_data_problem(path, entry_id):
+        raise SessionCommandError(problem)
     if must_be_leaf and children(session).get(entry_id):
         n = len(children(session)[entry_id])
         raise SessionCommandError(f"entry {entry_id} is not a leaf ({n} "
