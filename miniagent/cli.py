@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from .agents_md import read_agents_md
+from .agents_md import over_the_cap, read_agents_md
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
 from .injection import MODES, for_mode
 from .loop import run_task
@@ -99,6 +99,8 @@ def main(argv=None) -> int:
             for problem in skills.problems:  # a bad SKILL.md is skipped, the others still load
                 print(f"miniagent: skills: {problem}", file=sys.stderr)
             print(f"  skills {args.skills}: {len(found)} loaded, index {args.skills_index}")
+        for line in over_the_cap(workspace.root):  # the prompt's marker says how much, this says which files
+            print(f"miniagent: AGENTS.md: {line}", file=sys.stderr)
         injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
                              skills=skills.index if skills else None, skills_at=args.skills_index)
         model = ChatModel(args.server, args.model, max_tokens=args.max_tokens)
