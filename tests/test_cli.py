@@ -86,7 +86,12 @@ def test_forking_from_an_unknown_entry_prints_a_clean_message(tmp_path, capsys):
     code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
                  "--memory", str(tmp_path / "M.md"), "--session", str(session), "--fork", "nope"])
     assert code == 1
-    assert capsys.readouterr().err == f"miniagent: error: no entry 'nope' in {session}\n"
+    # The file does not exist (never made, or deleted): say so, not merely that the entry is missing.
+    assert capsys.readouterr().err == f"miniagent: error: no entry 'nope': the session file {session} does not exist\n"
+    session.write_text('{"id": "a", "parentId": null, "type": "system", "content": "x"}\n')
+    code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
+                 "--memory", str(tmp_path / "M.md"), "--session", str(session), "--fork", "nope"])
+    assert code == 1 and capsys.readouterr().err == f"miniagent: error: no entry 'nope' in {session}\n"
 
 
 def test_a_task_file_that_is_not_utf8_is_a_clear_error(tmp_path, capsys):
