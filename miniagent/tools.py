@@ -1,8 +1,15 @@
 """The agent's tools, all confined to one workspace directory.
 
 File tools refuse absolute paths, ``..`` and symlinks that lead outside the
-workspace. ``run_command`` runs in the workspace with a timeout and an output
-cap; it is not a sandbox (a command can still name other paths), which is why
+workspace. A file is written all or nothing: the text is encoded first, then
+written to a temporary file that replaces the old one, so a failed write never
+leaves a half-written or empty file.
+
+``run_command`` runs in the workspace, in its own process group, with a timeout
+and an output cap. The output is capped while it is read (a command printing
+gigabytes costs no memory), and at the timeout the whole group is killed; a
+background process that keeps the output pipe open does not keep us waiting.
+It is not a sandbox (a command can still name other paths), which is why
 miniagent is meant for throwaway copies of a repository.
 
 Each tool's definition (what the model is told) sits on its handler, in the
