@@ -15,7 +15,7 @@ from .loop import run_task
 from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
 from .model import ChatModel, ModelError
 from .prompt import BASE_PROMPT
-from .session import Session, SessionFileError
+from .session import Session, SessionFileError, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
 
@@ -110,6 +110,8 @@ def main(argv=None) -> int:
         workspace = Workspace(args.workspace, command_timeout=args.timeout)
         memory = MemoryStore(args.memory or default_memory_path(workspace.root), args.memory_limit)
         session_path = args.session or HOME / "sessions" / time.strftime("%Y%m%d-%H%M%S.jsonl")
+        if problem := shipped_data_problem(session_path, args.fork):
+            raise SessionFileError(problem)
         session = Session.open(session_path)
         if session.dropped:
             print(f"note: {session_path}: {session.dropped}; it will be kept in a .torn file", file=sys.stderr)

@@ -19,24 +19,11 @@ import sys
 from pathlib import Path
 
 from .loop import short
-from .session import Session, SessionFileError, UnknownEntry
-
-
-# The course's shipped data (recordings the book's numbers come from): never appended to.
-SHIPPED_DATA = Path(__file__).resolve().parents[1] / "data"
+from .session import Session, SessionFileError, UnknownEntry, shipped_data_problem
 
 
 class SessionCommandError(Exception):
     """A session command that cannot run; the message says why."""
-
-
-def shipped_data_problem(path: Path, entry_id: str) -> str | None:
-    """Why the session file at ``path`` must not be continued in place, or None."""
-    if SHIPPED_DATA not in path.resolve().parents:
-        return None
-    return (f"{path} is part of the course's shipped data ({SHIPPED_DATA}); continuing it would append to it. "
-            f"Copy the path first and continue the copy: python -m miniagent session clone {path} "
-            f"--leaf {entry_id} COPY.jsonl, then session resume COPY.jsonl --leaf {entry_id} ...")
 
 
 def open_existing(path: Path) -> Session:

@@ -195,3 +195,13 @@ def test_no_final_answer_after_max_rounds_exits_non_zero(tmp_path, capsys):
     assert code == 1 and "(no final answer)" in captured.out
     assert "miniagent: error: no final answer after 2 rounds" in captured.err
     assert "session resume" in captured.err
+
+
+def test_a_session_file_in_the_shipped_data_is_never_appended_to(tmp_path, capsys):
+    shipped = ROOT / "data" / "recordings" / "t11-smollm2-llamacpp" / "message-day1.jsonl"
+    before = shipped.read_bytes()
+    leaf = Session.open(shipped).leaf
+    code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1", "--memory", str(tmp_path / "M.md"),
+                 "--session", str(shipped), "--fork", leaf])
+    assert code == 1 and shipped.read_bytes() == before
+    assert f"{shipped} is part of the course's shipped data" in capsys.readouterr().err
