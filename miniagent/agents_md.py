@@ -11,7 +11,8 @@ closest to the work come last.
 - Several files: each starts with a line naming its path from the root,
   ``--- services/api/AGENTS.md ---``, so the model can tell the levels apart.
 - The result is capped at ``AGENTS_MD_CAP`` bytes; a marker line says how many
-  bytes were cut, so a cut is never silent.
+  bytes were cut, so a cut is never silent. ``over_the_cap`` names each file
+  the cap cuts short or leaves out (the command line prints those lines).
 - A file that is not UTF-8 is read with U+FFFD for the bad bytes and a note
   saying so: one bad file should not stop the agent.
 """
@@ -60,16 +61,42 @@ def cap_bytes(text: str, cap: int = AGENTS_MD_CAP) -> str:
     return f"{kept}\n\n[... {cut} bytes of AGENTS.md cut: the limit is {cap} bytes ...]"
 
 
-def read_agents_md(workspace: Path | str, cap: int = AGENTS_MD_CAP) -> str:
-    """The AGENTS.md text for the prompt, or an empty string when there is none."""
+def labelled_texts(workspace: Path | str) -> dict[str, str]:
+    """Name (path from the root) -> text of each AGENTS.md with text, root first."""
     root, files = agents_md_files(workspace)
-    texts = {}  # name -> text, root first
+    texts = {}
     for path in files:
         name = str(path.relative_to(root))
         if text := read_one(path, name):  # an empty file adds nothing
             texts[name] = text
+    return texts
+
+
+def sections(texts: dict[str, str]) -> list[tuple[str, str]]:
+    """(name, the text it adds) per file: none or one file adds its text alone; several, a label each."""
     if len(texts) > 1:
-        joined = "\n\n".join(f"--- {name} ---\n\n{text}" for name, text in texts.items())
-    else:
-        joined = "".join(texts.values())  # none or one: the text alone, no label
-    return cap_bytes(joined, cap)
+        return [(name, f"--- {name} ---\n\n{text}") for name, text in texts.items()]
+    return list(texts.items())
+
+
+def read_agents_md(workspace: Path | str, cap: int = AGENTS_MD_CAP) -> str:
+    """The AGENTS.md text for the prompt, or an empty string when there is none."""
+    return cap_bytes("\n\n".join(text for _, text in sections(labelled_texts(workspace))), cap)
+
+
+def over_the_cap(workspace: Path | str, cap: int = AGENTS_MD_CAP) -> list[str]:
+    """One line for each AGENTS.md file the cap cuts short or leaves out, naming it."""
+    parts = sections(labelled_texts(workspace))
+    data = "\n\n".join(text for _, text in parts).encode("utf-8")
+    if len(data) <= cap:
+        return []
+    kept = len(data[:cap].decode("utf-8", errors="ignore").encode("utf-8"))  # as cap_bytes cuts
+    lines, start, limit = [], 0, f"(the AGENTS.md limit is {cap} bytes)"
+    for name, text in parts:
+        end = start + len(text.encode("utf-8"))
+        if start >= kept:
+            lines.append(f"{name}: left out {limit}")
+        elif end > kept:
+            lines.append(f"{name}: cut after {kept - start} of {end - start} bytes {limit}")
+        start = end + 2  # the blank line between two files
+    return lines

@@ -3,28 +3,46 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 import sys
 import time
 from pathlib import Path
 
-from .agents_md import read_agents_md
+from .agents_md import over_the_cap, read_agents_md
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
 from .loop import run_task
-from .memory import MEMORY_CHAR_LIMIT, MemoryStore
+from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
 from .model import ChatModel, ModelError
 from .modes import MODES, for_mode
 from .prompt import BASE_PROMPT
-from .session import Session, SessionFileError
+from .session import Session, SessionFileError, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
 
 HOME = Path.home() / ".miniagent"
+REQUEST_TIMEOUT = 300.0  # seconds: a long prompt on a small CPU-only machine can take minutes
 
 
 def default_memory_path(workspace: Path) -> Path:
     # One MEMORY.md per repository, kept outside it (the repo is not the agent's notebook).
     key = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:8]
     return HOME / "memory" / f"{workspace.resolve().name}-{key}" / "MEMORY.md"
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return seconds
+
+
+def retry_count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number, 0 or more, not {text!r}")
+    return int(text)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -54,7 +72,13 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="before a call whose estimated size is over TOKENS, replace all but the last "
                         f"{KEEP_ROUNDS} rounds with a summary written by the model (default: never)")
     p.add_argument("--max-tokens", type=int, default=512, help="completion limit per model call")
-    p.add_argument("--timeout", type=float, default=COMMAND_TIMEOUT, help="run_command timeout in seconds")
+    p.add_argument("--timeout", type=positive_seconds, default=COMMAND_TIMEOUT, help="run_command timeout in seconds")
+    p.add_argument("--request-timeout", type=positive_seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
+                   help="how long to wait for the model server's answer to one request; a request that "
+                        "times out is not sent again (default: %(default)s)")
+    p.add_argument("--retries", type=retry_count, default=3,
+                   help="tries after a connection error or a busy server (HTTP 429, 5xx), each one "
+                        "announced (default: %(default)s)")
     return p.parse_args(argv)
 
 
@@ -82,6 +106,8 @@ def main(argv=None) -> int:
         workspace = Workspace(args.workspace, command_timeout=args.timeout)
         memory = MemoryStore(args.memory or default_memory_path(workspace.root), args.memory_limit)
         session_path = args.session or HOME / "sessions" / time.strftime("%Y%m%d-%H%M%S.jsonl")
+        if problem := shipped_data_problem(session_path, args.fork):
+            raise SessionFileError(problem)
         session = Session.open(session_path)
         if session.dropped:
             print(f"note: {session_path}: {session.dropped}; it will be kept in a .torn file", file=sys.stderr)
@@ -95,16 +121,26 @@ def main(argv=None) -> int:
             for problem in skills.problems:  # a bad SKILL.md is skipped, the others still load
                 print(f"miniagent: skills: {problem}", file=sys.stderr)
             print(f"  skills {args.skills}: {len(found)} loaded, index {args.skills_index}")
+        for line in over_the_cap(workspace.root):  # the prompt's marker says how much, this says which files
+            print(f"miniagent: AGENTS.md: {line}", file=sys.stderr)
         injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
                              skills=skills.index if skills else None, skills_at=args.skills_index)
-        model = ChatModel(args.server, args.model, max_tokens=args.max_tokens)
+        model = ChatModel(args.server, args.model, timeout=args.request_timeout, max_retries=args.retries,
+                          max_tokens=args.max_tokens)
         compaction = [Compactor(args.compact_at, model_summariser(model))] if args.compact_at is not None else []
         steps = compaction + [injection]  # compaction first: the memory design builds on the new prefix
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory, skills), session=session,
                           steps=steps, max_rounds=args.max_rounds, log=print)
-    except (TaskFileError, ModelError, ToolError, SessionFileError, KeyError, OSError) as err:
+    except (TaskFileError, ModelError, ToolError, SessionFileError, MemoryFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1
     print("\n" + (answer or "(no final answer)"))
+    # run_task gives "" both for an empty answer and for running out of rounds; after the
+    # last round the session ends with a tool result the model never saw.
+    if not answer and (session.by_id[session.leaf].get("message") or {}).get("role") == "tool":
+        print(f"miniagent: error: no final answer after {args.max_rounds} rounds; the work so far is in "
+              f"{session_path}: continue it with python -m miniagent session resume {session_path} "
+              f"--leaf {session.leaf} TASK, or allow more rounds with --max-rounds", file=sys.stderr)
+        return 1
     return 0

@@ -25,6 +25,10 @@ class NoteRefused(ValueError):
     """A note was not saved; the message says why. The file is unchanged."""
 
 
+class MemoryFileError(ValueError):
+    """MEMORY.md cannot be read; the message names the file. Nothing is written to it."""
+
+
 def split_entries(text: str) -> list[str]:
     """The entries of a memory text (the file's content, or the memory block of a prompt)."""
     text = text.strip("\n")
@@ -37,7 +41,14 @@ class MemoryStore:
         self.char_limit = char_limit
 
     def entries(self) -> list[str]:
-        return split_entries(self.path.read_text(encoding="utf-8")) if self.path.exists() else []
+        if not self.path.exists():
+            return []
+        try:
+            return split_entries(self.path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as err:
+            # Refuse rather than guess: rewriting a file we cannot read would lose its notes.
+            raise MemoryFileError(f"{self.path}: not UTF-8 text (byte {err.start}: {err.reason}); fix or move "
+                                  "the file (miniagent never writes to a memory file it cannot read)") from None
 
     def text(self) -> str:
         """The memory exactly as it is injected into the prompt."""
@@ -50,6 +61,11 @@ class MemoryStore:
             raise NoteRefused("The note is empty; nothing was saved.")
         if ENTRY_DELIMITER.strip() in note.splitlines():
             raise NoteRefused("A note may not contain a line holding only '§' (it separates entries).")
+        try:
+            note.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise NoteRefused(f"The note cannot be saved as UTF-8 (character {err.start}: "
+                              f"{note[err.start:err.end]!r}, {err.reason}). Nothing was saved.") from None
         with self._locked():
             # Re-read under the lock: another process may have written since we last looked.
             entries = self.entries()

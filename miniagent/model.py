@@ -4,14 +4,26 @@ For every call we keep the exact request body that went over the wire and the
 server's whole JSON response, non-standard fields included (llama.cpp adds
 ``timings`` with ``cache_n`` and ``prompt_n``). Those records are what lets
 the course replay a session offline and check the server's cache numbers.
+
+Waiting is never silent: while a request is out, a line every ``progress_every``
+seconds says how long it has been; a failed try that is retried says so. A
+request that times out is not retried (the server may still be working on it).
 """
 from __future__ import annotations
 
 import json
+import math
+import sys
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Callable
 
 import httpx2 as httpx  # the HTTP library the openai SDK (3.x) is built on
 import openai
+
+from .session import tool_call_problem
 
 
 class ModelError(RuntimeError):
@@ -25,8 +37,25 @@ class ModelReply:
     response: dict  # the server's full JSON response
 
 
+def stderr_line(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def retryable(status: int) -> bool:
+    """The HTTP statuses worth another try (the ones the openai SDK retries)."""
+    return status in (408, 409, 429) or status >= 500
+
+
 def assistant_message(raw_message: dict) -> dict:
-    """Keep only the fields a chat history needs."""
+    """Keep only the fields a chat history needs; a ModelError if a tool call cannot be run."""
+    if not isinstance(raw_message, dict):
+        raise ModelError(f"the server's choices[0].message is not an object: {str(raw_message)[:300]}")
+    calls = raw_message.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise ModelError(f"the server's tool_calls is not a list: {str(calls)[:300]}")
+    for i, call in enumerate(calls):
+        if problem := tool_call_problem(call, f"tool_calls[{i}]"):
+            raise ModelError(f"the server's {problem}: {str(call)[:300]}")
     message = {"role": "assistant", "content": raw_message.get("content") or ""}
     if raw_message.get("tool_calls"):
         message["tool_calls"] = [
@@ -37,34 +66,91 @@ def assistant_message(raw_message: dict) -> dict:
 
 
 class ChatModel:
+    """``timeout``: seconds to wait for one answer; ``max_retries``: further tries after a connection
+    error or a busy server (HTTP 408, 409, 429, 5xx); ``progress``: where waiting and retries are
+    announced (None: nowhere)."""
+
     def __init__(self, base_url: str, model: str = "local", api_key: str = "not-needed",
-                 timeout: float = 120.0, max_retries: int = 3, **params):
+                 timeout: float = 120.0, max_retries: int = 3,
+                 progress: Callable[[str], None] | None = stderr_line, progress_every: float = 15.0, **params):
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+                or timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max_retries must be a whole number, 0 or more, not {max_retries!r}")
         self.base_url, self.model, self.params = base_url, model, params
+        self.timeout, self.max_retries = timeout, max_retries
+        self.progress, self.progress_every = progress, progress_every
         self._sent: list[bytes] = []
         # The hook sees the request after the SDK has serialised it: exactly what was sent.
         http = httpx.Client(event_hooks={"request": [lambda r: self._sent.append(r.read())]})
-        # The SDK retries connection errors, 408/429 and 5xx with exponential backoff.
+        # The SDK itself never retries: our loop does, and says so.
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout,
-                                    max_retries=max_retries, http_client=http)
+                                    max_retries=0, http_client=http)
 
     def complete(self, messages: list[dict], tools: list[dict] | None = None, **params) -> ModelReply:
         body = {"model": self.model, "messages": messages, **self.params, **params}
         if tools:
             body["tools"] = tools
-        self._sent.clear()
+        for attempt in range(self.max_retries + 1):
+            self._sent.clear()
+            try:
+                with self._announcing_the_wait():
+                    raw = self.client.chat.completions.with_raw_response.create(**body)
+                break
+            except openai.APITimeoutError as err:
+                raise ModelError(
+                    f"the model server at {self.base_url} did not answer within {self.timeout:g} s; it may be "
+                    "stuck or overloaded, or the prompt may need longer on this machine: check the server's log, "
+                    "or allow more time (python -m miniagent --request-timeout SECONDS). A request that timed "
+                    "out is not sent again: the server may still be working on it.") from err
+            except openai.APIConnectionError as err:
+                problem = f"cannot reach the model server at {self.base_url} ({err.__class__.__name__}: {err})"
+                if attempt == self.max_retries:
+                    raise ModelError(f"{problem}; is it running?") from err
+                retry = "cannot reach the model server"
+            except openai.APIStatusError as err:
+                if attempt == self.max_retries or not retryable(err.status_code):
+                    raise ModelError(f"the server at {self.base_url} answered HTTP {err.status_code}: "
+                                     f"{err.response.text[:500]}") from err
+                retry = f"the model server answered HTTP {err.status_code}"
+            delay = min(0.5 * 2 ** attempt, 8.0)
+            self._say(f"  {retry}; retry {attempt + 1} of {self.max_retries} in {delay:g} s")
+            time.sleep(delay)
+        text = raw.http_response.text
         try:
-            raw = self.client.chat.completions.with_raw_response.create(**body)
-        except openai.APIConnectionError as err:  # includes timeouts
-            raise ModelError(f"cannot reach the model server at {self.base_url} "
-                             f"({err.__class__.__name__}: {err}); is it running?") from err
-        except openai.APIStatusError as err:
-            raise ModelError(f"the server at {self.base_url} answered HTTP {err.status_code}: "
-                             f"{err.response.text[:500]}") from err
-        response = json.loads(raw.http_response.text)
+            response = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ModelError(f"the server at {self.base_url} answered something that is not JSON "
+                             f"({err.msg} at character {err.pos}): {text[:300]}") from None
         try:
             raw_message = response["choices"][0]["message"]
         except (KeyError, IndexError, TypeError) as err:
             raise ModelError(f"the server's response has no choices[0].message: {str(response)[:300]}") from err
-        # The last request sent is the one that got this answer (earlier ones were retried).
         request = json.loads(self._sent[-1]) if self._sent else body
         return ModelReply(assistant_message(raw_message), request, response)
+
+    def _say(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress(line)
+
+    @contextmanager
+    def _announcing_the_wait(self):
+        """While the body runs, a line every ``progress_every`` seconds says how long we have waited."""
+        if self.progress is None:
+            yield
+            return
+        done, started = threading.Event(), time.monotonic()
+
+        def announce():
+            while not done.wait(self.progress_every):
+                self._say(f"  waiting for the model server: {time.monotonic() - started:.0f} s "
+                          f"(timeout {self.timeout:g} s)")
+
+        thread = threading.Thread(target=announce, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()

@@ -26,8 +26,73 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+# The course's shipped data (the recordings the book's numbers come from): never appended to.
+SHIPPED_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def shipped_data_problem(path: Path | str, entry_id: str | None = None) -> str | None:
+    """Why a session must not be continued in the file at ``path``, or None."""
+    path = Path(path)
+    if SHIPPED_DATA not in path.resolve().parents:
+        return None
+    leaf = entry_id or "ID"
+    return (f"{path} is part of the course's shipped data ({SHIPPED_DATA}); continuing it would append to it. "
+            f"Copy the path first and continue the copy: python -m miniagent session clone {path} "
+            f"--leaf {leaf} COPY.jsonl, then session resume COPY.jsonl --leaf {leaf} ...")
+
+
 class SessionFileError(ValueError):
     """The session file cannot be read; the message names the file and line."""
+
+
+def tool_call_problem(call, where: str) -> str | None:
+    """What keeps the agent from running one tool call (``where`` names it), or None."""
+    if not isinstance(call, dict):
+        return f"{where} is not an object"
+    if not isinstance(call.get("id"), str):
+        return f"{where} has no 'id'"
+    function = call.get("function")
+    if not isinstance(function, dict):
+        return f"{where} has no 'function'"
+    for key in ("name", "arguments"):
+        if key not in function:
+            return f"{where}.function has no {key!r}"
+    if not isinstance(function["name"], str):
+        return f"{where}.function.name is not a string"
+    return None
+
+
+def message_problem(message) -> str | None:
+    """What in a chat message the agent cannot use, or None."""
+    if not isinstance(message, dict):
+        return "message is not an object"
+    if not isinstance(message.get("role"), str):
+        return "message has no 'role'"
+    calls = message.get("tool_calls")
+    if calls is None:
+        return None
+    if not isinstance(calls, list):
+        return "message.tool_calls is not a list"
+    for i, call in enumerate(calls):
+        if problem := tool_call_problem(call, f"message.tool_calls[{i}]"):
+            return problem
+    return None
+
+
+def entry_problem(entry: dict) -> str | None:
+    """What in one entry the code reading it would trip over, named by field; or None."""
+    kind, where = entry.get("type"), f"entry {entry['id']!r}"
+    if not isinstance(kind, str):
+        return f"{where} has no 'type'"
+    fields = {"system": ["content"], "system_refresh": ["content"], "message_refresh": ["targetId"],
+              "compaction": ["firstKeptId"]}.get(kind, [])
+    for field in fields:
+        if not isinstance(entry.get(field), str):
+            return f"{where}: {field!r} must be a string"
+    if kind in ("message", "message_refresh", "compaction"):
+        if problem := message_problem(entry.get("message")):
+            return f"{where}: {problem}"
+    return None
 
 
 class UnknownEntry(KeyError):
@@ -65,30 +130,42 @@ class Session:
         if not path.exists():
             return cls(path)
         raw = path.read_bytes()
-        entries, seen, offset, dropped = [], set(), 0, None
+        entries, line_of, offset, dropped = [], {}, 0, None  # line_of: entry id -> its line number
         lines = raw.split(b"\n")
         for number, line in enumerate(lines, start=1):
-            is_last = number == len(lines)
             if line.strip():
                 try:
                     entry = json.loads(line)
-                    if not isinstance(entry, dict) or "id" not in entry or "parentId" not in entry:
-                        raise ValueError("entry needs 'id' and 'parentId'")
-                    if entry["parentId"] is not None and entry["parentId"] not in seen:
-                        raise ValueError(f"parentId {entry['parentId']!r} is not an earlier entry")
-                    entries.append(entry)
-                    seen.add(entry["id"])
                 except ValueError as err:
-                    if is_last:  # a write that was cut off: keep what is complete
+                    if number == len(lines):  # a write that was cut off: keep what is complete
                         dropped = Dropped(number, offset, line)
-                    else:
-                        raise SessionFileError(f"{path}:{number}: not a valid session entry ({err})") from None
+                        continue
+                    raise SessionFileError(f"{path}:{number}: not a valid session entry ({err})") from None
+                if problem := cls._problem(entry, line_of):
+                    raise SessionFileError(f"{path}:{number}: {problem}")
+                entries.append(entry)
+                line_of[entry["id"]] = number
             offset += len(line) + 1
         return cls(path, entries, dropped)
+
+    @staticmethod
+    def _problem(entry, line_of: dict) -> str | None:
+        """Why ``entry`` cannot follow the entries read so far (``line_of``), or None."""
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or "parentId" not in entry:
+            return "not a valid session entry (entry needs 'id' and 'parentId')"
+        if entry["id"] in line_of:  # a second entry with one id would invent a branch
+            return f"entry id {entry['id']!r} is already used on line {line_of[entry['id']]}"
+        if entry["parentId"] is not None and entry["parentId"] not in line_of:
+            return f"not a valid session entry (parentId {entry['parentId']!r} is not an earlier entry)"
+        return entry_problem(entry)
 
     # -- writing -------------------------------------------------------------
     def append(self, type_: str, **payload) -> dict:
         entry = {"id": uuid.uuid4().hex[:12], "parentId": self.leaf, "type": type_, **payload}
+        if self.entries and not self.path.exists():
+            # Writing on would start a file whose first entry names a parent it does not hold.
+            raise SessionFileError(f"the session file {self.path} was deleted or moved while the session was "
+                                   f"running ({len(self.entries)} entries were in it); nothing more is written")
         if self.dropped:
             self._set_aside_torn_tail()
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -123,6 +200,8 @@ class Session:
     def fork(self, entry_id: str) -> None:
         """Continue from an earlier entry: the next append becomes its child."""
         if entry_id not in self.by_id:
+            if not self.entries and not self.path.exists():
+                raise UnknownEntry(f"no entry {entry_id!r}: the session file {self.path} does not exist")
             raise UnknownEntry(f"no entry {entry_id!r} in {self.path}")
         self.leaf = entry_id
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from .loop import short
-from .session import Session, SessionFileError, UnknownEntry
+from .session import Session, SessionFileError, UnknownEntry, shipped_data_problem
 
 
 class SessionCommandError(Exception):
@@ -140,6 +140,8 @@ def continue_from(path: Path, entry_id: str, agent_args: list[str], must_be_leaf
     """Run ``python -m miniagent`` with the session continuing below ``entry_id``."""
     session = open_existing(path)
     entry(session, entry_id)
+    if problem := shipped_data_problem(path, entry_id):
+        raise SessionCommandError(problem)
     if must_be_leaf and children(session).get(entry_id):
         n = len(children(session)[entry_id])
         raise SessionCommandError(f"entry {entry_id} is not a leaf ({n} "

@@ -124,7 +124,8 @@ class SkillSet:
                 self.problems.append(f"{location}: leads outside the skills folder; skipped")
                 continue
             try:
-                skill = parse_skill(path.read_text(encoding="utf-8"), location, path)
+                # utf-8-sig: an editor's byte order mark is not part of the text (nor of the '---' line)
+                skill = parse_skill(path.read_text(encoding="utf-8-sig"), location, path)
             except (SkillFileError, OSError, UnicodeDecodeError) as err:
                 self.problems.append(str(err) if isinstance(err, SkillFileError) else f"{location}: {err}")
                 continue

@@ -1,8 +1,15 @@
 """The agent's tools, all confined to one workspace directory.
 
 File tools refuse absolute paths, ``..`` and symlinks that lead outside the
-workspace. ``run_command`` runs in the workspace with a timeout and an output
-cap; it is not a sandbox (a command can still name other paths), which is why
+workspace. A file is written all or nothing: the text is encoded first, then
+written to a temporary file that replaces the old one, so a failed write never
+leaves a half-written or empty file.
+
+``run_command`` runs in the workspace, in its own process group, with a timeout
+and an output cap. The output is capped while it is read (a command printing
+gigabytes costs no memory), and at the timeout the whole group is killed; a
+background process that keeps the output pipe open does not keep us waiting.
+It is not a sandbox (a command can still name other paths), which is why
 miniagent is meant for throwaway copies of a repository.
 
 Each tool's definition (what the model is told) sits on its handler, in the
@@ -12,15 +19,22 @@ that definition's JSON schema before the handler runs.
 from __future__ import annotations
 
 import json
+import math
 import os
+import selectors
 import signal
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 
-from .memory import MemoryStore, NoteRefused
+from .memory import MemoryFileError, MemoryStore, NoteRefused
 
 OUTPUT_LIMIT = 8000  # characters of tool output the model gets back
 COMMAND_TIMEOUT = 30.0  # seconds
+# Bytes of a command's output kept at each end while reading; the middle is dropped as it arrives,
+# so `yes` cannot fill the memory. Far more than OUTPUT_LIMIT: output that fits is kept whole.
+KEEP_BYTES = 64 * 1024
 
 
 class ToolError(Exception):
@@ -72,6 +86,74 @@ def schema_problem(args, schema: dict) -> str | None:
     return None
 
 
+def check_timeout(seconds) -> float:
+    """``seconds`` if it is a usable timeout (a positive, finite number), else a ToolError."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+            or not math.isfinite(seconds) or seconds <= 0:
+        raise ToolError(f"the command timeout must be a positive number of seconds, not {seconds!r}")
+    return float(seconds)
+
+
+def encode(text: str, path: str) -> bytes:
+    """``text`` as UTF-8, or a ToolError before anything is written."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ToolError(f"the text cannot be written as UTF-8 (character {err.start}: "
+                        f"{text[err.start:err.end]!r}, {err.reason}); {path} is unchanged") from None
+
+
+def replace_file(file: Path, data: bytes) -> None:
+    """Write ``data`` to ``file`` all or nothing: a temporary file in the same directory, then a rename."""
+    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        # mkstemp makes the file private (0600): give it the old file's mode, or a new file's usual one.
+        if file.exists():
+            mode = file.stat().st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, file)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class OutputBuffer:
+    """A command's output as it arrives: the first and the last ``keep`` bytes, and how many in between."""
+
+    def __init__(self, keep: int = KEEP_BYTES):
+        self.keep, self.head, self.tail, self.dropped = keep, bytearray(), bytearray(), 0
+
+    def add(self, data: bytes) -> None:
+        room = self.keep - len(self.head)
+        self.head += data[:room]
+        self.tail += data[room:] if room > 0 else data
+        if len(self.tail) > self.keep:
+            extra = len(self.tail) - self.keep
+            self.dropped += extra
+            del self.tail[:extra]
+
+    def capped(self, suffix: str, limit: int = OUTPUT_LIMIT) -> str:
+        """The output and ``suffix`` for the model: whole up to ``limit`` characters, else its two ends."""
+        if not self.dropped:  # all of it is here: exactly what the model always got
+            return cap(decode(bytes(self.head + self.tail)) + suffix, limit)
+        half = limit // 2
+        head, tail = decode(bytes(self.head)), decode(bytes(self.tail)) + suffix
+        cut = self.dropped + len(head[half:].encode()) + len(tail[:-half].encode())
+        return f"{head[:half]}\n[... {cut} bytes of output cut ...]\n{tail[-half:]}"
+
+
+def decode(data: bytes) -> str:
+    """Output bytes as text, as a text-mode pipe gives them (UTF-8, universal newlines)."""
+    text = data.decode("utf-8", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def cap(text: str, limit: int = OUTPUT_LIMIT) -> str:
     """Keep the head and the tail of long output; say how much was cut."""
     if len(text) <= limit:
@@ -85,12 +167,14 @@ class Workspace:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise ToolError(f"workspace {self.root} is not a directory")
-        self.command_timeout = command_timeout
+        self.command_timeout = check_timeout(command_timeout)
 
     def resolve(self, path: str) -> Path:
         """The real path of ``path`` inside the workspace, or a ToolError."""
         if not isinstance(path, str) or not path.strip():
             raise ToolError("a path is required")
+        if "\0" in path:  # the operating system cannot take it
+            raise ToolError(f"a path may not contain a NUL byte: {path!r}")
         given = Path(path)
         if given.is_absolute():
             raise ToolError(f"absolute paths are not allowed: {path!r}; use a path relative to the repository root")
@@ -126,8 +210,9 @@ class Workspace:
           content="The complete new file content")
     def write_file(self, path: str, content: str) -> str:
         file = self.resolve(path)
+        data = encode(content, path)  # before anything on disk changes
         file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(content, encoding="utf-8")
+        replace_file(file, data)
         return f"Wrote {len(content)} characters to {path}."
 
     @tool("Replace one exact, unique piece of text in a file.",
@@ -137,25 +222,62 @@ class Workspace:
         file = self.resolve(path)
         if not file.is_file():
             raise ToolError(f"no such file: {path!r}")
-        text = file.read_text(encoding="utf-8")
+        try:
+            text = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise ToolError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason}); "
+                            "edit_file only edits text files") from None
         count = text.count(old) if old else 0
         if count != 1:
             raise ToolError(f"the text to replace occurs {count} times in {path}; it must occur exactly once")
-        file.write_text(text.replace(old, new), encoding="utf-8")
+        replace_file(file, encode(text.replace(old, new), path))
         return f"Edited {path}."
 
     @tool("Run a shell command in the repository root and return its output.", command="The shell command")
     def run_command(self, command: str) -> str:
-        # A new process group lets us kill the command and everything it started.
-        proc = subprocess.Popen(command, shell=True, cwd=self.root, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
+        # Its own session and process group: at the timeout we kill the command and all it started.
+        proc = subprocess.Popen(command, shell=True, cwd=self.root, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + self.command_timeout
+        output = OutputBuffer()
         try:
-            output, _ = proc.communicate(timeout=self.command_timeout)
+            eof = read_output(proc.stdout, output, deadline)
+            if eof:  # the output is complete; the command may still be running
+                proc.wait(timeout=max(deadline - time.monotonic(), 0))
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            output, _ = proc.communicate()
-            return cap(f"{output}\n[timed out after {self.command_timeout:g} s; the command was killed]")
-        return cap(f"{output}\n[exit code {proc.returncode}]")
+            pass
+        finally:
+            proc.stdout.close()  # stop reading: never wait on a pipe something else still holds
+        exited = proc.poll() is not None
+        if not (exited and eof):  # a command that ends normally may leave a server running on purpose
+            kill_group(proc.pid)
+        proc.wait()
+        if not exited:
+            return output.capped(f"\n[timed out after {self.command_timeout:g} s; the command was killed]")
+        held = "" if eof else (f"\n[a process the command started still held the output open after "
+                               f"{self.command_timeout:g} s; stopped reading]")
+        return output.capped(f"\n[exit code {proc.returncode}]{held}")
+
+
+def read_output(pipe, output: OutputBuffer, deadline: float) -> bool:
+    """Read ``pipe`` into ``output`` until its end (True) or the ``deadline`` (False)."""
+    fd = pipe.fileno()
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while (left := deadline - time.monotonic()) > 0:
+            if selector.select(left):
+                data = os.read(fd, 65536)
+                if not data:
+                    return True
+                output.add(data)
+    return False
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:  # nothing of the group is left
+        pass
 
 
 class Toolbox:
@@ -192,5 +314,5 @@ class Toolbox:
             return handler(**args)
         except TypeError as err:  # an extra argument the schema allows but the handler does not take
             return f"error: bad arguments for {name}: {err}"
-        except (ToolError, NoteRefused, OSError) as err:
+        except (ToolError, NoteRefused, MemoryFileError, OSError) as err:
             return f"error: {err}"

@@ -22,7 +22,7 @@ class FakeChatServer:
                     status, body = outer.replies(json.loads(outer.received[-1]))
                 else:
                     status, body = outer.replies.pop(0) if outer.replies else (500, {"error": "no more replies"})
-                data = json.dumps(body).encode()
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()  # bytes: sent as they are
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

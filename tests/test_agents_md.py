@@ -95,3 +95,31 @@ def test_a_git_file_marks_the_root_too(tmp_path):
     repo = _tree(tmp_path, {".git": "gitdir: /elsewhere", "AGENTS.md": "root", "sub/AGENTS.md": "sub"}, git=False)
     assert find_repo_root(repo / "sub") == repo
     assert read_agents_md(repo / "sub").startswith("--- AGENTS.md ---")
+
+
+def test_every_file_the_cap_cuts_or_leaves_out_is_named(tmp_path):
+    from miniagent.agents_md import over_the_cap
+    repo = _tree(tmp_path, {"AGENTS.md": "r" * 60, "a/AGENTS.md": "s" * 60, "a/b/AGENTS.md": "t" * 60,
+                            "a/b/c/AGENTS.md": "u" * 10})
+    workspace = repo / "a" / "b" / "c"
+    full = read_agents_md(workspace, cap=10**9)
+    assert over_the_cap(workspace, cap=len(full.encode())) == []
+    # The labelled root file takes 79 bytes, "\n\n", then a/AGENTS.md's 81: a cap of 100 cuts it after 19.
+    assert over_the_cap(workspace, cap=100) == [
+        "a/AGENTS.md: cut after 19 of 81 bytes (the AGENTS.md limit is 100 bytes)",
+        "a/b/AGENTS.md: left out (the AGENTS.md limit is 100 bytes)",
+        "a/b/c/AGENTS.md: left out (the AGENTS.md limit is 100 bytes)"]
+    # The prompt's own marker is unchanged (recorded prompts and the A6·1 explorer depend on its bytes).
+    assert read_agents_md(workspace, cap=100).endswith("\n\n[... 184 bytes of AGENTS.md cut: the limit is 100 bytes ...]")
+
+
+def test_the_command_line_names_the_files_the_cap_leaves_out(tmp_path, capsys):
+    from miniagent.cli import main
+    from fake_server import FakeChatServer, completion
+    repo = _tree(tmp_path, {"AGENTS.md": "r" * AGENTS_MD_CAP, "sub/AGENTS.md": "the closest rules"})
+    with FakeChatServer([(200, completion({"role": "assistant", "content": "done"}))]) as srv:
+        assert main(["hi", "-w", str(repo / "sub"), "--server", srv.url, "--memory", str(tmp_path / "M.md"),
+                     "--session", str(tmp_path / "s.jsonl")]) == 0
+    err = capsys.readouterr().err
+    assert "miniagent: AGENTS.md: AGENTS.md: cut after" in err
+    assert f"miniagent: AGENTS.md: sub/AGENTS.md: left out (the AGENTS.md limit is {AGENTS_MD_CAP} bytes)" in err

@@ -86,7 +86,12 @@ def test_forking_from_an_unknown_entry_prints_a_clean_message(tmp_path, capsys):
     code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
                  "--memory", str(tmp_path / "M.md"), "--session", str(session), "--fork", "nope"])
     assert code == 1
-    assert capsys.readouterr().err == f"miniagent: error: no entry 'nope' in {session}\n"
+    # The file does not exist (never made, or deleted): say so, not merely that the entry is missing.
+    assert capsys.readouterr().err == f"miniagent: error: no entry 'nope': the session file {session} does not exist\n"
+    session.write_text('{"id": "a", "parentId": null, "type": "system", "content": "x"}\n')
+    code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1",
+                 "--memory", str(tmp_path / "M.md"), "--session", str(session), "--fork", "nope"])
+    assert code == 1 and capsys.readouterr().err == f"miniagent: error: no entry 'nope' in {session}\n"
 
 
 def test_a_task_file_that_is_not_utf8_is_a_clear_error(tmp_path, capsys):
@@ -125,3 +130,78 @@ def test_compact_at_summarises_older_rounds_through_the_server(tmp_path, capsys)
     assert sent[-1]["messages"][1]["content"] == f"{SUMMARY_HEADER}\n\nlisted the files"
     compaction, = [e for e in Session.open(tmp_path / "s.jsonl").entries if e["type"] == "compaction"]
     assert compaction["request"]["messages"][-1]["content"] == SUMMARY_REQUEST and "tools" not in compaction["request"]
+
+
+# -- bad input and faults (issue 21) --------------------------------------------------------------
+
+def _args(tmp_path, server="http://127.0.0.1:9/v1", *extra):
+    return ["x", "-w", str(tmp_path), "--server", server, "--memory", str(tmp_path / "M.md"),
+            "--session", str(tmp_path / "s.jsonl"), *extra]
+
+
+@pytest.mark.parametrize("option, value", [("--timeout", "0"), ("--timeout", "-3"), ("--timeout", "nan"),
+                                           ("--request-timeout", "0"), ("--request-timeout", "-1"),
+                                           ("--retries", "-1"), ("--retries", "1.5")])
+def test_a_timeout_or_retry_count_that_makes_no_sense_is_refused(tmp_path, capsys, option, value):
+    with pytest.raises(SystemExit) as caught:
+        main(_args(tmp_path, "http://127.0.0.1:9/v1", option, value))
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {option}: " in err and repr(value) in err
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_a_server_that_stops_answering_ends_with_a_timeout_message(tmp_path, capsys):
+    import time
+
+    def stuck(body):
+        time.sleep(4)
+        return 200, completion({"role": "assistant", "content": "too late"})
+    with FakeChatServer(stuck) as srv:
+        started = time.monotonic()
+        code = main(_args(tmp_path, srv.url, "--request-timeout", "1.5"))
+    assert code == 1 and time.monotonic() - started < 4
+    err = capsys.readouterr().err
+    assert f"miniagent: error: the model server at {srv.url} did not answer within 1.5 s" in err
+    assert "is it running?" not in err
+
+
+def test_retries_are_announced_on_stderr(tmp_path, capsys):
+    replies = [(503, {"error": "loading model"}), (200, completion({"role": "assistant", "content": "ok"}))]
+    with FakeChatServer(replies) as srv:
+        assert main(_args(tmp_path, srv.url, "--retries", "1")) == 0
+    assert "the model server answered HTTP 503; retry 1 of 1 in " in capsys.readouterr().err
+
+
+def test_an_answer_that_is_not_json_is_a_clear_error(tmp_path, capsys):
+    with FakeChatServer([(200, b"Bad Gateway")]) as srv:
+        assert main(_args(tmp_path, srv.url)) == 1
+    assert "miniagent: error: the server at " in capsys.readouterr().err
+
+
+def test_a_memory_file_that_is_not_utf8_stops_the_start_with_a_clear_error(tmp_path, capsys):
+    (tmp_path / "M.md").write_bytes("笔记".encode("gbk"))
+    assert main(_args(tmp_path)) == 1
+    assert capsys.readouterr().err.startswith(f"miniagent: error: {tmp_path / 'M.md'}: not UTF-8 text (byte 0")
+    assert (tmp_path / "M.md").read_bytes() == "笔记".encode("gbk")
+
+
+def test_no_final_answer_after_max_rounds_exits_non_zero(tmp_path, capsys):
+    call = {"id": "c1", "type": "function", "function": {"name": "list_files", "arguments": '{"path": "."}'}}
+    asks = completion({"role": "assistant", "content": None, "tool_calls": [call]})
+    with FakeChatServer([(200, asks)] * 2) as srv:
+        code = main(_args(tmp_path, srv.url, "--max-rounds", "2"))
+    captured = capsys.readouterr()
+    assert code == 1 and "(no final answer)" in captured.out
+    assert "miniagent: error: no final answer after 2 rounds" in captured.err
+    assert "session resume" in captured.err
+
+
+def test_a_session_file_in_the_shipped_data_is_never_appended_to(tmp_path, capsys):
+    shipped = ROOT / "data" / "recordings" / "t11-smollm2-llamacpp" / "message-day1.jsonl"
+    before = shipped.read_bytes()
+    leaf = Session.open(shipped).leaf
+    code = main(["x", "-w", str(tmp_path), "--server", "http://127.0.0.1:9/v1", "--memory", str(tmp_path / "M.md"),
+                 "--session", str(shipped), "--fork", leaf])
+    assert code == 1 and shipped.read_bytes() == before
+    assert f"{shipped} is part of the course's shipped data" in capsys.readouterr().err

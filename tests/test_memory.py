@@ -3,7 +3,8 @@ import multiprocessing
 import pytest
 
 from miniagent.modes import for_mode
-from miniagent.memory import ENTRY_DELIMITER, MemoryStore, NoteRefused
+from miniagent.tools import Toolbox, Workspace
+from miniagent.memory import ENTRY_DELIMITER, MemoryFileError, MemoryStore, NoteRefused
 
 
 def test_add_writes_to_disk_at_once(tmp_path):
@@ -80,3 +81,26 @@ def test_frozen_keeps_the_session_start_snapshot_refresh_reads_disk(tmp_path):
 def test_unknown_mode_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="unknown memory mode 'sometimes'"):
         for_mode("sometimes", "b", "", MemoryStore(tmp_path / "M.md"))
+
+
+def test_a_note_that_cannot_be_encoded_is_refused_and_memory_is_left_intact(tmp_path):
+    store = MemoryStore(tmp_path / "MEMORY.md")
+    store.add("first note")
+    with pytest.raises(NoteRefused, match=r"cannot be saved as UTF-8 \(character 4: '\\ud800'"):
+        store.add("bad \ud800 note")
+    assert store.entries() == ["first note"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md", "MEMORY.md.lock"]  # no temp file left
+
+
+def test_a_memory_file_that_is_not_utf8_is_a_clear_error_and_is_never_overwritten(tmp_path):
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(b"caf\xe9 note\n")
+    store = MemoryStore(path)
+    with pytest.raises(MemoryFileError, match=rf"{path}: not UTF-8 text \(byte 3"):
+        store.text()
+    with pytest.raises(MemoryFileError):
+        store.add("another note")
+    # The remember tool turns it into a message for the model.
+    box = Toolbox(Workspace(tmp_path), store)
+    assert box.call("remember", {"note": "x"}).startswith(f"error: {path}: not UTF-8 text (byte 3")
+    assert path.read_bytes() == b"caf\xe9 note\n"

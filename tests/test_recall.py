@@ -105,3 +105,28 @@ def test_a_bad_recall_set_is_refused_with_its_path(tmp_path, body, message):
 def test_a_missing_recall_set_is_refused(tmp_path):
     with pytest.raises(recall.RecallSetError, match="cannot read"):
         recall.load_recall_set(tmp_path / "nope.yml")
+
+
+# -- the Chinese set (issue 21) ---------------------------------------------------------------------
+
+ZH_SET = RECALL_DIR / "tasks-zh.yml"
+
+
+def test_the_chinese_set_mirrors_the_english_one_and_its_readme_counts_are_right():
+    notes, tasks = recall.load_recall_set(ZH_SET)
+    en_notes, en_tasks = recall.load_recall_set()
+    assert set(notes) <= set(en_notes)
+    en_needs = {t.id: t.needs for t in en_tasks}
+    assert all(t.needs == en_needs[t.id] for t in tasks)  # the same labels as the English set
+    assert next(t for t in tasks if t.id == "kelvin-zh").text == next(t for t in en_tasks if t.id == "kelvin-zh").text
+    readme = (RECALL_DIR / "README.md").read_text(encoding="utf-8")
+    labels = sum(len(t.needs) for t in tasks)
+    assert f"{len(notes)} of the 45 notes" in readme and f"{len(tasks)} of the 20 requests" in readme
+    assert f"({labels} labels" in readme
+
+
+def test_every_chinese_request_finds_a_note_it_needs():
+    # Before Chinese text was cut into words, 8 of these 15 requests found none of their notes at k=5.
+    rows = recall.measure(ks=[5], path=ZH_SET)
+    missed = [r.task for r in rows if r.strategy == "select" and not r.found]
+    assert missed == []

@@ -140,3 +140,36 @@ def test_the_recalled_block_splits_back_exactly():
     assert text == f"Fix it.\n\n{RECALL_HEADER}\n\n{NOTES[0]}{ENTRY_DELIMITER}{NOTES[1]}"
     assert split_recalled(text) == ("Fix it.", ENTRY_DELIMITER.join(NOTES[:2]))
     assert with_recalled("Fix it.", []) == "Fix it." and split_recalled("Fix it.") is None
+
+
+# -- Chinese (issue 21) ----------------------------------------------------------------------------
+
+ZH_NOTES = [
+    "运行检查:在仓库根目录执行 python tools/check.py,退出码就是失败的个数。",
+    "开尔文的结果保留两位小数,和其他换算一样。",
+    "用户希望回答最多三条要点。",
+    "发布前先写更新日志,再在 main 上打 vX.Y.Z 标签。",
+]
+
+
+def test_a_chinese_query_finds_the_chinese_note_that_shares_its_words():
+    assert Retriever(ZH_NOTES).search("开尔文的结果怎么取整?小数保留几位?", k=2)[0] == 1
+    assert Retriever(ZH_NOTES).search("怎么运行检查", k=2) == [0]
+    assert Retriever(ZH_NOTES).search("写更新日志", k=2) == [3]
+
+
+def test_chinese_particles_alone_match_nothing():
+    assert Retriever(ZH_NOTES).search("的 了 是", k=3) == []
+
+
+def test_english_is_split_into_the_same_words_as_before():
+    # The English recall results of A6·R depend on it: the default bm25s splitter, unchanged.
+    import bm25s
+    from prefixlab.presenting.recall import load_recall_set
+    notes, tasks = load_recall_set()
+    default = bm25s.tokenization.Tokenizer(stopwords="en")
+    ours = Retriever(NOTES).tokenizer
+    for text in [*NOTES, *notes.values(), *(t.text for t in tasks if t.id != "kelvin-zh")]:
+        assert ours.splitter(text.lower()) == default.splitter(text.lower())
+    # Latin words next to Chinese ones stay whole.
+    assert ours.splitter("给 to_celsius 加上kelvin换算") == ["给", "to_celsius", "加上", "kelvin", "换算"]

@@ -1,8 +1,12 @@
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from miniagent.session import Session, SessionFileError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _user(session, text):
@@ -41,6 +45,7 @@ def test_fork_from_an_earlier_entry_branches_without_rewriting(tmp_path):
 
 def test_fork_from_an_unknown_entry_is_a_clear_error(tmp_path):
     s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
     with pytest.raises(KeyError, match="no entry 'nope'") as caught:
         s.fork("nope")
     assert str(caught.value) == f"no entry 'nope' in {s.path}"  # no quotes around the message
@@ -121,3 +126,73 @@ def test_a_compaction_that_keeps_from_an_entry_off_its_path_is_a_clear_error(tmp
     s.append("compaction", message={"role": "user", "content": "S"}, firstKeptId="ghost", tokensBefore=1)
     with pytest.raises(SessionFileError, match=r"s\.jsonl: compaction \w+ keeps from 'ghost', which is not a message"):
         Session.open(s.path).messages()
+
+
+# -- bad input (issue 21) --------------------------------------------------------------------------
+
+def _lines(*entries):
+    return "".join(json.dumps(e) + "\n" for e in entries)
+
+
+def test_a_duplicate_entry_id_is_refused_naming_both_lines(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(_lines({"id": "a", "parentId": None, "type": "system", "content": "x"},
+                           {"id": "b", "parentId": "a", "type": "message", "message": {"role": "user", "content": "1"}},
+                           {"id": "b", "parentId": "a", "type": "message", "message": {"role": "user", "content": "2"}}))
+    with pytest.raises(SessionFileError, match=rf"{path}:3: entry id 'b' is already used on line 2"):
+        Session.open(path)
+
+
+@pytest.mark.parametrize("message, problem", [
+    ({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function"}]},
+     "message.tool_calls[0] has no 'function'"),
+    ({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": {"name": "f"}}]},
+     "message.tool_calls[0].function has no 'arguments'"),
+    ({"role": "assistant", "content": "", "tool_calls": "f()"}, "message.tool_calls is not a list"),
+    ({"content": "x"}, "message has no 'role'"),
+    ("hello", "message is not an object"),
+])
+def test_a_message_entry_the_agent_cannot_use_names_file_line_and_field(tmp_path, message, problem):
+    path = tmp_path / "s.jsonl"
+    path.write_text(_lines({"id": "a", "parentId": None, "type": "system", "content": "x"},
+                           {"id": "b", "parentId": "a", "type": "message", "message": message},
+                           {"id": "c", "parentId": "b", "type": "system_refresh", "content": "y"}))
+    with pytest.raises(SessionFileError) as caught:
+        Session.open(path)
+    assert str(caught.value).startswith(f"{path}:2: entry 'b': {problem}")
+
+
+@pytest.mark.parametrize("entry, problem", [
+    ({"id": "b", "parentId": "a", "content": "x"}, "entry 'b' has no 'type'"),
+    ({"id": "b", "parentId": "a", "type": "system"}, "entry 'b': 'content' must be a string"),
+    ({"id": "b", "parentId": "a", "type": "message_refresh", "message": {"role": "user", "content": "x"}},
+     "entry 'b': 'targetId' must be a string"),
+])
+def test_other_fields_the_agent_reads_are_checked_on_load(tmp_path, entry, problem):
+    path = tmp_path / "s.jsonl"
+    path.write_text(_lines({"id": "a", "parentId": None, "type": "system", "content": "x"}, entry))
+    with pytest.raises(SessionFileError, match=re.escape(f"{path}:2: {problem}")):
+        Session.open(path)
+
+
+def test_every_shipped_session_file_still_loads():
+    files = sorted(ROOT.glob("data/**/*.jsonl"))
+    assert files
+    for path in files:
+        Session.open(path).messages()
+
+
+def test_forking_a_session_file_that_does_not_exist_says_so(tmp_path):
+    s = Session.open(tmp_path / "gone.jsonl")
+    with pytest.raises(KeyError) as caught:
+        s.fork("abc")
+    assert str(caught.value) == f"no entry 'abc': the session file {s.path} does not exist"
+
+
+def test_a_session_file_deleted_while_the_session_runs_is_a_clear_error(tmp_path):
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("system", content="sys")
+    s.path.unlink()
+    with pytest.raises(SessionFileError, match="was deleted or moved while the session was running"):
+        s.append("message", message={"role": "user", "content": "x"})
+    assert not s.path.exists()  # an entry whose parent is gone would make the file unreadable

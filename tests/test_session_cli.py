@@ -185,3 +185,26 @@ def test_clone_leaves_a_torn_last_line_behind(tree, tmp_path, capsys):
     assert main(["clone", str(s.path), "--leaf", tree["second"]["id"], str(out)]) == 0
     assert "dropped an incomplete last line" in capsys.readouterr().err
     assert b"torn" not in out.read_bytes() and Session.open(out).dropped is None
+
+
+@pytest.mark.parametrize("command", ["resume", "fork"])
+def test_resume_and_fork_refuse_to_write_into_shipped_data(tmp_path, capsys, command):
+    shipped = ROOT / "data" / "recordings" / "t11-smollm2-llamacpp" / "message-day1.jsonl"
+    before = shipped.read_bytes()
+    leaf = Session.open(shipped).leaf
+    flag = "--leaf" if command == "resume" else "--from"
+    code, sent = _run(tmp_path, [command, str(shipped), flag, leaf, "go on"])
+    err = capsys.readouterr().err
+    assert code == 1 and sent == [] and shipped.read_bytes() == before
+    assert f"{shipped} is part of the course's shipped data" in err
+    assert f"python -m miniagent session clone {shipped} --leaf {leaf} " in err
+
+
+def test_tree_of_a_tool_call_without_function_names_file_line_and_field(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "parentId": null, "type": "system", "content": "x"}\n'
+                   '{"id": "b", "parentId": "a", "type": "message", "message": {"role": "assistant", '
+                   '"content": "", "tool_calls": [{"id": "c1", "type": "function"}]}}\n')
+    assert main(["tree", str(bad)]) == 1
+    assert (f"miniagent session: error: {bad}:2: entry 'b': message.tool_calls[0] has no 'function'"
+            in capsys.readouterr().err)

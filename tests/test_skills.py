@@ -215,3 +215,12 @@ def test_every_memory_mode_carries_the_skills_index(tmp_path, mode):
     injection = for_mode(mode, "base", "rules", memory, tmp_path, skills=skills.index)
     injection.user_message("write a changelog entry", [])
     assert "changelog" in injection()
+
+
+def test_a_skill_file_starting_with_a_utf8_bom_loads(tmp_path):
+    root = tmp_path / "skills"
+    path = write_skill(root, "bom", "")
+    path.write_bytes(b"\xef\xbb\xbf" + skill_text("bom", "Saved by Notepad.").encode("utf-8"))
+    skills = SkillSet(root)
+    assert [s.name for s in skills.load()] == ["bom"] and skills.problems == []
+    assert skills.load()[0].text.startswith("---\n")  # the mark is not part of the text

@@ -1,6 +1,9 @@
 import inspect
 import json
 import os
+import re
+import resource
+import time
 
 import pytest
 
@@ -122,3 +125,81 @@ def test_each_definition_sits_on_its_handler(ws, tmp_path):
         assert handler.definition is d
         params = d["function"]["parameters"]
         assert list(params["properties"]) == params["required"] == list(inspect.signature(handler).parameters)
+
+
+# -- bad input and faults (issue 21) -------------------------------------------------------------
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("write_file", {"path": "app.py", "content": "x = '\ud800'\n"}),
+    ("edit_file", {"path": "app.py", "old": "hi", "new": "\ud800"}),
+])
+def test_text_that_cannot_be_encoded_leaves_the_file_untouched(ws, tmp_path, tool, arguments):
+    box = Toolbox(ws, MemoryStore(tmp_path / "MEMORY.md"))
+    result = box.call(tool, arguments)
+    assert result.startswith("error: ") and "cannot be written as UTF-8" in result and "unchanged" in result
+    assert (ws.root / "app.py").read_text() == "print('hi')\n"
+    assert sorted(p.name for p in ws.root.iterdir()) == ["app.py"]  # no temporary file left behind
+
+
+def test_a_write_replaces_the_file_atomically_and_keeps_its_mode(ws):
+    (ws.root / "run.sh").write_text("echo old\n")
+    os.chmod(ws.root / "run.sh", 0o755)
+    ws.write_file("run.sh", "echo new\n")
+    ws.edit_file("run.sh", "new", "newer")
+    assert (ws.root / "run.sh").read_text() == "echo newer\n"
+    assert (ws.root / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert sorted(p.name for p in ws.root.iterdir()) == ["app.py", "run.sh"]
+
+
+def test_a_nul_byte_in_a_path_is_a_message(ws, tmp_path):
+    box = Toolbox(ws, MemoryStore(tmp_path / "MEMORY.md"))
+    for tool, arguments in [("read_file", {"path": "app\0.py"}), ("write_file", {"path": "a\0b", "content": "x"}),
+                            ("list_files", {"path": "\0"})]:
+        assert box.call(tool, arguments) == "error: a path may not contain a NUL byte: " + repr(arguments["path"])
+
+
+def test_edit_file_on_a_binary_file_is_a_message(ws, tmp_path):
+    (ws.root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    box = Toolbox(ws, MemoryStore(tmp_path / "MEMORY.md"))
+    result = box.call("edit_file", {"path": "logo.png", "old": "PNG", "new": "GIF"})
+    assert result.startswith("error: logo.png is not UTF-8 text (byte 0:") and "edit_file" in result
+    assert (ws.root / "logo.png").read_bytes() == b"\x89PNG\r\n\x1a\n\xff\xfe"
+
+
+def test_output_is_capped_while_it_is_read(ws):
+    # 300 MB of output: kept whole in memory, the agent's process would grow by more than that.
+    ws = Workspace(ws.root, command_timeout=120)
+    grown_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out = ws.run_command("yes | head -c 300000000; echo; echo the-end")
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - grown_before
+    assert grown_kb < 50_000
+    assert len(out) < OUTPUT_LIMIT + 200 and out.startswith("y\ny\n") and out.endswith("the-end\n\n[exit code 0]")
+    cut = int(re.search(r"\n\[\.\.\. (\d+) bytes of output cut \.\.\.\]\n", out).group(1))
+    assert 299_990_000 < cut < 300_000_000
+
+
+def test_short_output_keeps_its_exact_text(ws):
+    # What the model gets for ordinary commands must not change (recorded requests depend on it).
+    out = ws.run_command("printf 'a\\r\\nb\\rc\\n\\377'; echo; echo 中文")
+    assert out == "a\nb\nc\n\ufffd\n中文\n\n[exit code 0]"
+
+
+def test_a_background_child_holding_the_pipe_does_not_defeat_the_timeout(ws):
+    started = time.monotonic()
+    out = ws.run_command("setsid sleep 20 & echo started")
+    assert time.monotonic() - started < 5
+    assert out.startswith("started\n") and "[exit code 0]" in out and "still held the output open" in out
+
+
+def test_a_command_that_times_out_is_killed_with_its_whole_group(ws):
+    started = time.monotonic()
+    out = ws.run_command("(sleep 30; echo late > late.txt) & sleep 30")
+    assert time.monotonic() - started < 5 and "timed out after 2 s" in out
+    time.sleep(0.2)
+    assert not (ws.root / "late.txt").exists()
+
+
+@pytest.mark.parametrize("timeout", [0, -1, float("nan"), float("inf")])
+def test_a_command_timeout_that_is_not_a_positive_number_is_refused(tmp_path, timeout):
+    with pytest.raises(ToolError, match="command timeout must be a positive number of seconds"):
+        Workspace(tmp_path, command_timeout=timeout)
