@@ -67,9 +67,12 @@ def _entries(items, root: Path) -> tuple[Entry, ...]:
                  for item in items or [] if "file" in item)
 
 
-def course_map(toc: Path = TOC) -> list[Part]:
-    """The parts of the book in order, each with its chapters and their lessons (the root page aside)."""
-    root = Path(toc).parent
+def course_map(toc: Path = TOC, root: Path | None = None) -> list[Part]:
+    """The parts of the book in order, each with its chapters and their lessons (the root page aside).
+
+    Pages are found under ``root``, the book root (default: the folder of ``toc``).
+    """
+    root = Path(root) if root is not None else Path(toc).parent
     data = yaml.safe_load(Path(toc).read_text(encoding="utf-8"))
     parts = [Part(p.get("caption", ""), _entries(p.get("chapters"), root)) for p in data.get("parts", [])]
     if data.get("chapters"):

@@ -28,11 +28,12 @@ class CourseMapDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        toc = Path(self.env.srcdir) / getattr(self.config, "external_toc_path", "_toc.yml")
+        root = Path(self.env.srcdir)
+        toc = root / getattr(self.config, "external_toc_path", "_toc.yml")  # an absolute path stays as it is
         try:
-            parts = course_map(toc)
+            parts = course_map(toc, root)
             for page in pages(parts):
-                self.env.note_dependency(str(page_file(page, toc.parent)))  # a retitled page redraws the map
+                self.env.note_dependency(str(page_file(page, root)))  # a retitled page redraws the map
         except CourseMapError as error:
             logger.warning(str(error), location=self.get_location(), type="prefixlab", subtype="course_map")
             return []
