@@ -29,13 +29,18 @@ check-book: install
 	$(BIN)/python scripts/browser_check.py _build/html
 	$(BIN)/python scripts/browser_check.py _build/fixture/_build/html --out _build/browser-check/fixture
 
-NOTEBOOKS = $(wildcard book/*.ipynb labs/*.ipynb)
+# Every chapter's pages and labs (book/<chapter>/, labs/<chapter>/ and the course-wide labs).
+NOTEBOOKS = $(shell find book labs -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
+# nbval runs the notebooks in parallel, one notebook per worker at a time (--dist loadfile keeps a
+# notebook's cells together, in order, in one kernel). auto = one worker per core.
+NBVAL_WORKERS ?= auto
 
 test: install
 	$(BIN)/python -m pytest
 ifneq ($(NOTEBOOKS),)
 	# nbval re-runs every chapter and lab and compares each output with the committed one.
-	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg \
+	$(BIN)/python -m pytest -n $(NBVAL_WORKERS) --dist loadfile \
+		--nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg \
 		-p no:cacheprovider $(NOTEBOOKS)
 endif
 

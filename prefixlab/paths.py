@@ -27,5 +27,4 @@ CHAT_TEMPLATE = DATA / "templates" / "qwen3-chat-template.jinja"          # what
 
 PRICES = DATA / "prices"                         # <provider>.yml price tables
 CITATIONS = DATA / "citations.yml"
-A6_EVOLUTION = DATA / "a6-evolution.yml"         # chapter A6's evolution map (prefixlab.presenting.evolution)
 CITATIONS_SCHEMA = DATA / "citations.schema.json"

@@ -86,3 +86,23 @@ def test_launch_and_repository_buttons_present():
     html = (build / "book/index.html").read_text(encoding="utf-8")
     assert "https://github.com/coding-agent-from-zero/course" in html
     assert "thebe" not in html.lower()
+
+
+def test_the_course_map_links_every_page_of_the_toc():
+    """The front page's and every chapter page's course map, as built, link every page of _toc.yml."""
+    import posixpath
+
+    from prefixlab.presenting.book.course_map import course_map, pages as toc_pages
+
+    build = REPO_ROOT / "_build/html"
+    if not (build / "search.html").is_file():
+        pytest.skip("the course's book is not built")
+    parts = course_map()
+    chapters = ["book/index"] + [e.page for part in parts for e in part.entries if e.children]
+    for page in chapters:
+        html = (build / f"{page}.html").read_text(encoding="utf-8")
+        section = html[html.index("prefixlab-course-map"):]
+        start = posixpath.dirname(page)
+        missing = [p for p in toc_pages(parts)
+                   if f'href="{posixpath.relpath(p + ".html", start)}' not in section and p != page]
+        assert not missing, f"{page}: the course map does not link {missing}"

@@ -1,4 +1,6 @@
-"""The chapter's evolution map: the data file, the queries over recordings, the view."""
+"""The evolution map component: the data file, the queries over recordings, the view, finding a chapter's map.
+
+Chapter A6's shipped map is tested in chapters/a6/tests/test_evolution_map.py."""
 from __future__ import annotations
 
 import textwrap
@@ -6,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from prefixlab.paths import A6_EVOLUTION, REPO_ROOT
 from prefixlab.presenting import evolution
 from prefixlab.presenting.evolution import MapError, evaluate, evolution_map, load_map, next_lesson
 
@@ -15,11 +16,11 @@ T10 = "t10-smollm2-llamacpp"
 
 def write(tmp_path: Path, stages: str, lessons: str | None = None) -> Path:
     lessons = lessons or """\
-        - {id: one, label: "L1", title: "第一课", page: book/a6-2-memory-timing}
+        - {id: one, label: "L1", title: "第一课", page: book/c1/lesson-one}
         - {id: two, label: "L2", title: "第二课", page: null}
     """
     path = tmp_path / "map.yml"
-    path.write_text("chapter: {id: x, title: \"测试章\", page: book/index}\nlessons:\n"
+    path.write_text("chapter: {id: x, title: \"测试章\", page: book/c1/index}\nlessons:\n"
                     + textwrap.indent(textwrap.dedent(lessons), "  ") + "stages:\n"
                     + textwrap.indent(textwrap.dedent(stages), "  "), encoding="utf-8")
     return path
@@ -51,31 +52,6 @@ STAGES = """\
 """
 
 
-def test_the_shipped_map_is_valid_and_every_written_lesson_exists():
-    data = load_map()
-    assert [l.id for l in data.lessons][:2] == ["a6-1", "a6-2"]
-    for lesson in data.lessons:
-        if lesson.page:
-            assert (REPO_ROOT / f"{lesson.page}.ipynb").is_file(), lesson.page
-    assert (REPO_ROOT / f"{data.chapter['page']}.ipynb").is_file()
-    assert [s.id for s in data.stages if not s.branch] == [
-        "rules-in-message", "instruction-files", "refresh-at-once", "frozen-snapshot", "skills", "rewind-truncate", "session-tree"]
-    # every stage of a written lesson is proved by recorded numbers
-    for stage in data.stages:
-        if data.lesson(stage.lesson).page:
-            assert stage.evidence, stage.id
-
-
-def test_every_number_of_the_shipped_map_comes_from_its_query():
-    view = evolution_map("a6-2", glue=False)
-    values = {name: value for v in view.stages for name, value in v.values.items()}
-    assert values["a6map_refresh_recomputed"] > values["a6map_refresh_cached"] > 0
-    assert values["a6map_frozen_full"] == values["a6map_frozen_follow_ups"]
-    assert values["a6map_frozen_day2_note"] is True
-    for name, value in values.items():
-        assert evolution.shown(value) in repr(view), name
-
-
 def test_view_marks_the_current_lesson_links_and_escapes(tmp_path):
     view = evolution_map("one", glue=False, path=write(tmp_path, STAGES))
     text = repr(view)
@@ -85,7 +61,7 @@ def test_view_marks_the_current_lesson_links_and_escapes(tmp_path):
     assert f"只命中 {cached:,} 个 <token>" in text
     page = view._repr_html_()
     assert evolution.HERE in page and page.count(evolution.HERE) == 1
-    assert 'href="a6-2-memory-timing.html"' in page
+    assert 'href="lesson-one.html"' in page
     assert "&lt;token&gt;" in page and "<token>" not in page
     assert "★" not in repr(evolution_map(None, glue=False, path=write(tmp_path, STAGES)))
 
@@ -134,14 +110,6 @@ def test_bad_data_files_are_refused(tmp_path):
         load_map(write(tmp_path, STAGES.replace("at: system_change", "at: sometimes")))
 
 
-def test_next_lesson_follows_the_chapter_order():
-    assert next_lesson("a6-1").id == "a6-2"
-    assert next_lesson("a6-r") is None
-    with pytest.raises(MapError):
-        next_lesson("a9-9")
-    assert A6_EVOLUTION.is_file()
-
-
 def test_turn_n_picks_the_first_call_of_the_nth_user_request():
     rec = evolution._recording(T10)
     calls = rec.session_calls("append-day1")  # append adds a user message (the memory update) mid-session
@@ -153,3 +121,16 @@ def test_turn_n_picks_the_first_call_of_the_nth_user_request():
         evaluate({"recording": T10, "session": "frozen-day1", "at": "turn 2", "measure": "prompt_tokens"})
     with pytest.raises(MapError, match="'turn N'"):
         evaluate({"recording": T10, "session": "frozen-day1", "at": "turn", "measure": "prompt_tokens"})
+
+
+def test_a_lesson_finds_its_chapters_map(tmp_path, monkeypatch):
+    (tmp_path / "c1").mkdir()
+    write(tmp_path / "c1", STAGES).rename(tmp_path / "c1" / "evolution.yml")
+    monkeypatch.setattr(evolution, "DATA", tmp_path)
+    assert evolution.chapter_of("c1-2") == "c1"
+    assert next_lesson("one", path=evolution.map_path("c1")).id == "two"
+    assert "★" not in repr(evolution_map(chapter="c1", glue=False))
+    with pytest.raises(MapError, match="no evolution map"):
+        evolution_map("c9-1", glue=False)
+    with pytest.raises(MapError, match="name the chapter"):
+        evolution_map(glue=False)

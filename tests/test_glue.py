@@ -9,7 +9,7 @@ from myst_nb.core.variables import format_plain_text
 from prefixlab.presenting.book.glue import shown
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted(ROOT.glob("book/*.ipynb")) + sorted(ROOT.glob("labs/*.ipynb"))
+NOTEBOOKS = sorted(ROOT.glob("book/**/*.ipynb")) + sorted(ROOT.glob("labs/**/*.ipynb"))
 
 
 def _glued(nb_path):

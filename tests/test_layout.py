@@ -70,7 +70,7 @@ def test_top_level_holds_only_paths_and_entry_points():
 def commands_in_use() -> set[str]:
     """Every ``python -m prefixlab.X`` the README, Makefile, docs, notebooks and recordings name."""
     texts = [ROOT / "README.md", ROOT / "Makefile", *ROOT.glob("data/**/*.md"), *ROOT.glob("data/**/*.json"),
-             *ROOT.glob("book/*.ipynb"), *ROOT.glob("labs/*.ipynb")]
+             *ROOT.glob("book/**/*.ipynb"), *ROOT.glob("labs/**/*.ipynb")]
     found = set()
     for path in texts:
         text = path.read_text(encoding="utf-8")

@@ -101,11 +101,13 @@ def test_an_anthropic_minimum_from_the_table_follows_the_model():
     assert preds == rules.anthropic.predict(REQUESTS, model="claude-haiku-4-5")
 
 
-PRESENTING = Path(__file__).resolve().parents[1] / "prefixlab" / "presenting"
+ROOT = Path(__file__).resolve().parents[1]
+PRESENTING = ROOT / "prefixlab" / "presenting"
+# What shows numbers: the instruments' presenting layer and every chapter's own figures, exercises and labs.
+SHOWING = sorted(PRESENTING.rglob("*.py")) + sorted(p for p in (ROOT / "chapters").rglob("*.py") if "tests" not in p.parts)
 
 
-@pytest.mark.parametrize("path", sorted(PRESENTING.glob("*.py")) + sorted(PRESENTING.glob("*/*.py")),
-                         ids=lambda p: p.relative_to(PRESENTING).as_posix())
+@pytest.mark.parametrize("path", SHOWING, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_presenting_never_compares_with_a_rule_name(path):
     """What a rule takes or shows comes from its module, not from ``rule == "anthropic"``."""
     found = []

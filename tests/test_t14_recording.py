@@ -11,7 +11,7 @@ from miniagent.variants.retrieve_memory import split_recalled
 
 from prefixlab.cache import calculator, composition
 from prefixlab.paths import RECORDINGS
-from prefixlab.presenting import recall
+from chapters.a6.figures import recall
 
 T14 = RECORDINGS / "t14-smollm2-llamacpp"
 

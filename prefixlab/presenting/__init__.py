@@ -1,12 +1,15 @@
 """Presenting: what the book, the labs and the command line show of the cache layer's numbers.
 
-``charts``     the chapter's plotly figures (the prefix break per rule and k, the memory swimlane)
-``swimlane``   what memory is on disk and what is in the prompt, at every recorded request
-``lab``        the prefix-cache calculator lab: plain state, its text and HTML, the ipywidgets
-``report``     ``python -m prefixlab.report``: the calculator's per-request table
-``exercises``  checkers for the chapter's exercises
-``labels``     the Chinese names of the groups and session kinds, in one place
-``book``       notebook helpers (figures, 口径 notes, citation cards, glue), Sphinx extensions, nbval hooks
+``report``      ``python -m prefixlab.report``: the calculator's per-request table of any recording
+``scenarios``   one cache rule, one k: the rows it predicts (the calculator lab and chapter figures draw them)
+``evolution``   a chapter's evolution map (data in ``data/<chapter>/evolution.yml``), shown by every lesson
+``labels``      the Chinese names of session kinds and of the chapters' experiment groups, in one place
+``answers``     what every exercise checker shares: the prompt for a missing answer, the number checks
+``lab``         the course-wide labs: the prefix-cache calculator (state, text and HTML, ipywidgets)
+                and ``WidgetApp``, the base every lesson lab builds on
+``book``        notebook helpers (figures, 口径 notes, citation cards, glue, tables), Sphinx extensions
+                (assets, citations, the course map), nbval hooks
 
-The top layer: computes nothing itself, asks ``prefixlab.cache`` and ``prefixlab.recording``.
+The top layer: computes nothing itself, asks ``prefixlab.cache`` and ``prefixlab.recording``. It serves
+every chapter and names none: a lesson's own figures, exercises and lab apps live in ``chapters/<chapter>/``.
 """

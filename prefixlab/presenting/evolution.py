@@ -1,11 +1,13 @@
-"""The chapter's evolution map: one data file, one component, shown by every lesson.
+"""A chapter's evolution map: one data file per chapter, one component, shown by every lesson.
 
     from prefixlab.presenting.evolution import evolution_map, lessons_view, next_lesson
-    evolution_map("a6-1")        # the map, "你在这里" on lesson A6·1's stages; glues every number
-    lessons_view()               # the chapter's lessons in order (the landing page)
-    next_lesson("a6-1")          # the lesson after A6·1: Lesson(label, title, page)
+    evolution_map("c1-2")          # chapter c1's map, "你在这里" on lesson c1-2's stages; glues every number
+    evolution_map(chapter="c1")    # the same map without "你在这里" (the chapter page)
+    lessons_view("c1")             # the chapter's lessons in order (the chapter page)
+    next_lesson("c1-2")            # the lesson after c1-2: Lesson(label, title, page)
 
-The data is ``data/a6-evolution.yml`` (its header documents the fields and the query language).
+A lesson id starts with its chapter's id (``<chapter>-<lesson>``), so a lesson finds its chapter's
+map: ``data/<chapter>/evolution.yml`` (its header documents the fields and the query language).
 Every number on the map is computed here, from a recording under ``data/recordings/``, by the
 query its evidence entry states; nothing on the map is typed. ``evolution_map`` also glues each
 number under its evidence name (MyST-NB ``glue``), so a lesson's prose can cite the same value.
@@ -27,7 +29,7 @@ import yaml
 
 from prefixlab.cache import calculator, composition
 from prefixlab.cache.counterfactual import remembered_notes
-from prefixlab.paths import A6_EVOLUTION, RECORDINGS
+from prefixlab.paths import DATA, RECORDINGS
 from prefixlab.recording.format import Call, Recording, load
 
 from .book.glue import glue_text, shown
@@ -90,7 +92,30 @@ class EvolutionMap:
         raise MapError(f"no lesson {lesson_id!r}; lessons: {', '.join(l.id for l in self.lessons)}")
 
 
-def load_map(path: Path = A6_EVOLUTION) -> EvolutionMap:
+def map_path(chapter: str) -> Path:
+    """Where chapter ``chapter`` keeps its map."""
+    return DATA / chapter / "evolution.yml"
+
+
+def chapter_of(lesson_id: str) -> str:
+    """The chapter a lesson belongs to: its id up to the first "-"."""
+    return lesson_id.split("-", 1)[0]
+
+
+def _path(path: Path | None, chapter: str | None, lesson_id: str | None) -> Path:
+    """The map to read: ``path`` if given, else the map of ``chapter`` or of ``lesson_id``'s chapter."""
+    if path is not None:
+        return Path(path)
+    chapter = chapter or (chapter_of(lesson_id) if lesson_id else None)
+    if not chapter:
+        raise MapError("name the chapter (chapter=...) or a lesson of it, or give the map's path")
+    found = map_path(chapter)
+    if not found.is_file():
+        raise MapError(f"chapter {chapter!r} has no evolution map ({found} is missing)")
+    return found
+
+
+def load_map(path: Path) -> EvolutionMap:
     """Read and check the data file: known lessons, unique glue names, placeholders that exist."""
     data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     lessons = tuple(Lesson(l["id"], l["label"], l["title"], l.get("page")) for l in data["lessons"])
@@ -322,14 +347,15 @@ def _describe(query: dict) -> str:
     return f"{query['recording']} · {'+'.join(sessions)} · {query['at']} · {query['measure']}"
 
 
-def evolution_map(current: str | None = None, *, glue: bool = True, path: Path = A6_EVOLUTION,
-                  from_page: str | None = None) -> MapView:
-    """The map with "你在这里" on the stages of lesson ``current`` (None: the landing page).
+def evolution_map(current: str | None = None, *, chapter: str | None = None, glue: bool = True,
+                  path: Path | None = None, from_page: str | None = None) -> MapView:
+    """The map with "你在这里" on the stages of lesson ``current`` (None: the chapter page).
 
+    The map is ``current``'s chapter's, or ``chapter``'s, or the one at ``path``.
     Every evidence value is computed now; with ``glue`` it is also glued under its name.
     ``from_page`` (book-root relative) is where the links start; default: the current lesson's page.
     """
-    data = load_map(path)
+    data = load_map(_path(path, chapter, current))
     if current is not None:
         data.lesson(current)  # an unknown lesson raises
         from_page = from_page or data.lesson(current).page
@@ -372,17 +398,17 @@ class LessonsView:
                 f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
-def lessons_view(path: Path = A6_EVOLUTION, from_page: str | None = None) -> LessonsView:
-    data = load_map(path)
+def lessons_view(chapter: str | None = None, path: Path | None = None, from_page: str | None = None) -> LessonsView:
+    data = load_map(_path(path, chapter, None))
     stages: dict[str, list[str]] = {}
     for s in data.stages:
         stages.setdefault(s.lesson, []).append(s.title)
     return LessonsView(data.lessons, stages, from_page or data.chapter.get("page"))
 
 
-def next_lesson(current: str, path: Path = A6_EVOLUTION) -> Lesson | None:
-    """The lesson after ``current`` in the chapter's order (None after the last one)."""
-    data = load_map(path)
+def next_lesson(current: str, path: Path | None = None) -> Lesson | None:
+    """The lesson after ``current`` in its chapter's order (None after the last one)."""
+    data = load_map(_path(path, None, current))
     ids = [l.id for l in data.lessons]
     data.lesson(current)
     i = ids.index(current)

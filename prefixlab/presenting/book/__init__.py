@@ -5,8 +5,19 @@ First cell of every chapter/lab notebook::
     from prefixlab.presenting.book import setup_notebook, citation_card, provenance_note
     setup_notebook()
 
-The Sphinx extensions (``sphinx_assets``, ``sphinx_citations``) and the nbval hooks
-(``nbval_hooks``) live here too, but are imported by the build / pytest, not by notebooks.
+``citations``          citation cards (data/citations.yml): a permalink, our explanation, the license
+``provenance``         the 口径 note under every figure: which recording, model, server, tokenizer
+``plotly_setup``       the plotly renderer that draws figures in JupyterLab and in the static book
+``glue``               ``glue_text``/``glue_all``: numbers the prose cites, glued under a name
+``table``              ``Table``: a small table with a text form (nbval) and an HTML form (the book)
+``course_map``         every part, chapter and lesson of the book, read from _toc.yml
+
+Imported by the build or by pytest, not by notebooks:
+
+``sphinx_assets``      Sphinx extension: vendored JS and CSS the pages need (plotly, widgets, require.js)
+``sphinx_citations``   Sphinx extension: the ``citation`` directive and the ``cite-code`` role
+``sphinx_course_map``  Sphinx extension: the ``course-map`` directive (front page, chapter pages)
+``nbval_hooks``        nbval: compare text, not figure HTML or plotly JSON
 """
 
 from prefixlab.presenting.book.citations import citation_card

@@ -1,9 +1,9 @@
 """The prefix-cache calculator lab (labs/calculator.ipynb, labs/record-your-own.ipynb).
 
-    lab = CalculatorLab()                                  # the shipped T10 recording
+    lab = CalculatorLab()                                  # the default shipped recording
     state = lab.update(rule="anthropic", model="claude-sonnet-4-5", k=3)
     state.rows, state.break_info, state.cost, state.comparison, state.error
-    lab.open("data/recordings/my-t10")                     # any recording directory
+    lab.open("data/recordings/my-recording")               # any recording directory
     print(lab.report())                                    # the same state as plain text
 
     CalculatorApp(lab)                                     # the ipywidgets version (needs a kernel)
@@ -13,6 +13,7 @@
 ``render``   that state as text (what nbval compares), HTML panels and a plotly figure
 ``widgets``  ``CalculatorApp``, a thin ipywidgets layer that turns widget changes into ``update``
              calls and draws the state; ``run_module`` runs a course command from a notebook
+``app``      ``WidgetApp``, the base of every lab app here and in ``chapters/<chapter>/lab/``
 """
 from .render import figure
 from .state import DEFAULT_RECORDING, CalculatorLab, Controls, LabState, recording_note, resolve, shipped_recordings

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import html
 
-from ..charts import BAR_PARTS
+from ..scenarios import BAR_PARTS
 from ..report import format_table
 
 

@@ -18,7 +18,7 @@ from prefixlab.paths import RECORDINGS, REPO_ROOT
 from prefixlab.recording.format import find_recordings
 
 from ..book.provenance import ProvenanceNote, provenance_note
-from ..charts import rule_config_of, scenario_rows
+from ..scenarios import rule_config_of, scenario_rows
 from ..labels import GROUP_LABELS, KIND_LABELS
 from ..report import group_costs, recorded_rule
 from . import render
@@ -110,7 +110,7 @@ def rule_label(rule: str) -> str:
 
 
 def rule_settings(rule: str, model: str, breakpoint: str | None) -> dict:
-    """Settings for ``charts.scenario_rows``: the model and the breakpoint, where the rule takes them."""
+    """Settings for ``scenarios.scenario_rows``: the model and the breakpoint, where the rule takes them."""
     return rules.settings(rule, model, (breakpoint,) if breakpoint else ())
 
 

@@ -1,0 +1,10 @@
+"""The course's chapters: each chapter's lesson-specific code, one package per chapter.
+
+``a6``   A6 记忆与会话:明天它还记得吗? (instruction files, memory timing, skills, the session tree,
+         memory vs retrieval)
+
+A chapter package holds what only its lessons use: their figures, exercise checkers, lab apps and
+tests. It imports ``prefixlab`` (the instruments) and ``miniagent`` (the agent), never another
+chapter; ``prefixlab`` never imports a chapter (tests/test_chapter_layout.py checks both). The
+chapter's pages are ``book/<chapter>/``, its labs ``labs/<chapter>/``, its data ``data/<chapter>/``.
+"""

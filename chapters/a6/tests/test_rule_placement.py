@@ -1,0 +1,36 @@
+"""Lesson A6·1's per-request view of the T11 recording."""
+import pytest
+
+from prefixlab.cache.composition import PARTS
+from prefixlab.paths import RECORDINGS
+from chapters.a6.figures import rule_placement as rp
+from prefixlab.recording.format import load
+
+
+@pytest.fixture(scope="module")
+def recording():
+    return load(RECORDINGS / "t11-smollm2-llamacpp")
+
+
+def test_rows_cover_every_request_and_add_up(recording):
+    rows = rp.request_rows(recording)
+    assert [r.seq for r in rows] == [c.seq for c in recording.calls]
+    assert all(sum(r.parts.values()) == r.prompt_tokens for r in rows)
+    assert all(r.predicted == r.cached_tokens for r in rows)
+    assert set(rp.PART_LABELS) == set(PARTS)
+    summaries = [r for r in rows if r.kind == "compaction"]
+    assert summaries and all(not r.has_tools and r.label.endswith("压缩") for r in summaries)
+    assert {r.where for r in rows} == {"不在", "消息 user#1", "AGENTS.md 块"}
+
+
+def test_figure_switches_variants_with_a_menu(recording):
+    fig = rp.composition_figure(recording)
+    names = rp.variants(rp.request_rows(recording))
+    assert names == ["message", "agents", "edit-frozen", "edit-reload"]
+    buttons = fig.layout.updatemenus[0].buttons
+    assert [b.label for b in buttons] == [rp.VARIANT_LABELS[v] for v in names]
+    per_variant = len(rp.PART_LABELS) - 1 + 2  # a part no request has (skills, in T11) is not drawn
+    assert len(fig.data) == per_variant * len(names)
+    for i, b in enumerate(buttons):
+        visible = b.args[0]["visible"]
+        assert sum(visible) == per_variant and visible[i * per_variant]

@@ -1,0 +1,128 @@
+"""The house for the chapters: prefixlab knows no chapter, chapters know no other chapter, every
+package map is complete, and _toc.yml lists exactly the notebooks under book/ and labs/."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+import yaml
+
+from prefixlab.paths import REPO_ROOT
+
+CHAPTERS = REPO_ROOT / "chapters"
+CHAPTER_IDS = sorted(p.name for p in CHAPTERS.iterdir() if (p / "__init__.py").is_file())
+
+
+def python_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(path: Path) -> set[str]:
+    """Every module ``path`` imports (absolute names; relative imports resolved)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            out |= {base} | {f"{base}.{a.name}" for a in node.names}
+    return out
+
+
+def test_the_checker_resolves_relative_imports(tmp_path):
+    assert "chapters.a6.figures.recall" in imported(CHAPTERS / "a6" / "exercises" / "a6_r.py")
+
+
+@pytest.mark.parametrize("path", python_files(REPO_ROOT / "prefixlab"), ids=module_name)
+def test_prefixlab_imports_no_chapter(path):
+    wrong = sorted(m for m in imported(path) if m.split(".")[0] == "chapters")
+    assert not wrong, f"{module_name(path)} imports chapter code {wrong}: instruments serve every chapter"
+
+
+@pytest.mark.parametrize("path", python_files(REPO_ROOT / "miniagent"), ids=module_name)
+def test_miniagent_imports_neither_instruments_nor_chapters(path):
+    wrong = sorted(m for m in imported(path) if m.split(".")[0] in ("chapters", "prefixlab"))
+    assert not wrong, f"{module_name(path)} imports {wrong}: the agent stands alone"
+
+
+@pytest.mark.parametrize("path", python_files(CHAPTERS), ids=module_name)
+def test_a_chapter_imports_no_other_chapter(path):
+    mine = module_name(path).split(".")
+    if len(mine) < 2:
+        return  # chapters/__init__.py: the map only
+    wrong = sorted(m for m in imported(path)
+                   if m.split(".")[0] == "chapters" and len(m.split(".")) > 1 and m.split(".")[1] != mine[1])
+    assert not wrong, f"{module_name(path)} imports another chapter {wrong}: share it through prefixlab instead"
+
+
+def packages() -> list[Path]:
+    """Every package whose ``__init__`` docstring must map its modules (test folders aside)."""
+    roots = [CHAPTERS, *(CHAPTERS / c for c in CHAPTER_IDS), REPO_ROOT / "prefixlab" / "presenting"]
+    found = []
+    for root in roots:
+        found += [p.parent for p in sorted(root.rglob("__init__.py"))
+                  if "__pycache__" not in p.parts and p.parent.name != "tests"
+                  and (root == CHAPTERS) <= (p.parent == CHAPTERS)]
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("package", packages(), ids=lambda p: p.relative_to(REPO_ROOT).as_posix())
+def test_every_package_map_names_every_module(package):
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    members = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+    members |= {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+    if package == CHAPTERS:
+        members = set(CHAPTER_IDS)
+    missing = sorted(m for m in members if f"``{m}``" not in doc)
+    assert not missing, f"{package.relative_to(REPO_ROOT)}/__init__.py: add {missing} to the map in its docstring"
+
+
+def toc_files() -> list[str]:
+    toc = yaml.safe_load((REPO_ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]]
+
+    def walk(items):
+        for item in items or []:
+            if "file" in item:
+                files.append(item["file"])
+            walk(item.get("sections"))
+
+    for part in toc.get("parts", []):
+        walk(part.get("chapters"))
+    walk(toc.get("chapters"))
+    return files
+
+
+def test_every_toc_entry_exists():
+    missing = [f for f in toc_files() if not any((REPO_ROOT / f"{f}{ext}").is_file() for ext in (".md", ".ipynb"))]
+    assert not missing, f"_toc.yml lists pages that do not exist: {missing}"
+
+
+def test_every_notebook_is_in_the_toc():
+    listed = set(toc_files())
+    notebooks = [p.relative_to(REPO_ROOT).with_suffix("").as_posix()
+                 for folder in ("book", "labs") for p in sorted((REPO_ROOT / folder).rglob("*.ipynb"))
+                 if ".ipynb_checkpoints" not in p.parts]
+    assert notebooks, "no notebooks found"
+    unlisted = [n for n in notebooks if n not in listed]
+    assert not unlisted, f"add these notebooks to _toc.yml (the book would skip them): {unlisted}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTER_IDS)
+def test_a_chapter_keeps_its_pages_labs_and_tests_in_its_folders(chapter):
+    assert (REPO_ROOT / "book" / chapter / "index.ipynb").is_file(), "the chapter page is book/<chapter>/index"
+    pages = [f for f in toc_files() if f.startswith(("book/", "labs/"))]
+    flat = [f for f in pages if f.startswith(f"book/{chapter}-") or f.startswith(f"labs/{chapter}-")]
+    assert not flat, f"chapter pages belong in book/{chapter}/ or labs/{chapter}/: {flat}"
+    assert (CHAPTERS / chapter / "tests" / "__init__.py").is_file(), "a package, so test names never collide"
