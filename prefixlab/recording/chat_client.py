@@ -48,7 +48,10 @@ class RecordingChatModel:
         try:
             return self.chat.complete(messages, tools, **params)
         except ModelError as err:
-            raise self._unanswered(err, messages) from err
+            unanswered = self._unanswered(err, messages)
+            if unanswered is None:
+                raise
+            raise unanswered from err
         finally:
             answered.set()
             waiting.join()
@@ -59,21 +62,31 @@ class RecordingChatModel:
             waited += self.progress_every
             self.log(f"  waiting for the server: {waited:.0f} s… (stops at {self.timeout:.0f} s)")
 
-    def _unanswered(self, err: ModelError, messages: list[dict]) -> ModelError:
-        """A clear reason for the manifest; errors where the server did answer pass through."""
-        cause = err.__cause__
-        if isinstance(getattr(cause, "__cause__", None), (httpx.ConnectError, httpx.ConnectTimeout)):
-            return err  # never connected: the server cannot have seen it
+    def _unanswered(self, err: ModelError, messages: list[dict]) -> RequestUnanswered | None:
+        """The reason for the manifest if the server may have seen the request unanswered; None for
+        errors that pass through as they are (the server answered with an error, or was never reached)."""
+        chain = causes(err)
+        if any(isinstance(e, (httpx.ConnectError, httpx.ConnectTimeout)) for e in chain):
+            return None  # never connected: the server cannot have seen it
         what = f"the request with {len(messages)} messages ({len(json.dumps(messages, ensure_ascii=False))} characters)"
-        if isinstance(cause, openai.APITimeoutError):
+        if any(isinstance(e, openai.APITimeoutError) for e in chain):
             why = f"got no answer from {self.base_url} within {self.timeout:.0f} s"
-        elif isinstance(cause, openai.APIConnectionError):
-            why = f"lost its connection to {self.base_url} before an answer ({cause.__cause__ or cause})"
+        elif dropped := next((e for e in chain if isinstance(e, httpx.TransportError)), None):
+            why = f"lost its connection to {self.base_url} before an answer ({type(dropped).__name__}: {dropped})"
         else:
-            return err
+            return None
         return RequestUnanswered(
             f"{what} {why}. The server may have received and processed it, so it is not sent again "
             "(a retry would hide that request from the calculator): the recording stops here")
+
+
+def causes(err: BaseException) -> list[BaseException]:
+    """``err`` and the exceptions it was raised from or during, innermost last."""
+    chain = []
+    while err is not None and err not in chain:
+        chain.append(err)
+        err = err.__cause__ or err.__context__
+    return chain
 
 
 def recording_model(base_url: str, model: str, log=print) -> RecordingChatModel:
