@@ -25,9 +25,9 @@ but for entry ids, times and provenance.
 The tools run for real, so their output must be what it was. One tool result depends on the
 machine, not the code: ``python -m unittest`` prints "Ran 0 tests in 0.000s", and on a busy
 machine the empty run can take half a millisecond ("0.001s"). The replay pins that clock
-(``pinned_unittest_clock``: a ``sitecustomize`` for the Python processes the tools start, and the
-test's own interpreter first on PATH, the Python the recordings were made with, 3.11: 3.12's
-unittest says "NO TESTS RAN" instead of "OK").
+(``pinned_unittest_clock``: a ``sitecustomize`` for the Python processes the tools start) and puts
+the test's own interpreter first on PATH, so ``python`` in a tool call is the course's Python
+(runtime.txt: 3.11, as in the recordings; 3.12's unittest says "NO TESTS RAN" instead of "OK").
 
 Which recorder made which recording is decided in one place, ``recorder_for``: re-point it when
 the recorders move. A recording that cannot be replayed goes into ``CANNOT_REPLAY`` with the
