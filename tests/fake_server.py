@@ -6,8 +6,11 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+DROP = (None, None)  # a reply that closes the connection without answering (a server that died mid-request)
+
+
 class FakeChatServer:
-    """Answers /v1/chat/completions with the next scripted (status, body) pair."""
+    """Answers /v1/chat/completions with the next scripted (status, body) pair (or ``DROP``)."""
 
     def __init__(self, replies):
         # A list of (status, body) pairs, or a function of the request body giving one.
@@ -22,6 +25,9 @@ class FakeChatServer:
                     status, body = outer.replies(json.loads(outer.received[-1]))
                 else:
                     status, body = outer.replies.pop(0) if outer.replies else (500, {"error": "no more replies"})
+                if status is None:  # DROP: close the connection without an answer
+                    self.close_connection = True
+                    return
                 data = body if isinstance(body, bytes) else json.dumps(body).encode()  # bytes: sent as they are
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -34,7 +34,7 @@ from pathlib import Path
 from miniagent.loop import run_task
 from miniagent.modes import for_mode
 from miniagent.memory import MemoryStore
-from miniagent.model import ChatModel, ModelError
+from miniagent.model import ModelError
 from miniagent.prompt import BASE_PROMPT, SystemPrompt, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
@@ -43,6 +43,8 @@ from prefixlab.paths import CHAT_TEMPLATE, REPO_ROOT, T10_DIR, TOKENIZER
 from prefixlab.serving.server import sha256_file
 from prefixlab.serving.state_size import kv_state_size
 
+from .agent_source import agent_provenance
+from .chat_client import RecordingChatModel, recording_model
 from .format import FORMAT, is_request, write_manifest
 from .policy import ScriptedPolicy, load_script, load_tasks, monotonic_clock
 
@@ -62,14 +64,12 @@ class Recorder:
         self.work = Path(tempfile.mkdtemp(prefix="t10-"))
         self.manifest = {"format": FORMAT, "status": "recording", "experiment": "T10", "policy": "scripted",
                          "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                         "provenance": provenance, "sessions": [], "order": []}
+                         "provenance": {**provenance, "agent": agent_provenance()}, "sessions": [], "order": []}
         self.script, self.tasks = load_script(), load_tasks()
 
-    max_retries = 5  # per request, with the SDK's exponential backoff
-
-    def model(self) -> ChatModel:
-        # Retries with backoff for a busy or restarting server, then a clear ModelError.
-        return ChatModel(self.connect(), self.model_name, max_retries=self.max_retries, timeout=300)
+    def model(self) -> RecordingChatModel:
+        # Never retried (a retry would hide a request the server may have seen); see chat_client.
+        return recording_model(self.connect(), self.model_name, self.log)
 
     def fresh_copy(self, name: str) -> tuple[Workspace, MemoryStore]:
         root = self.work / name

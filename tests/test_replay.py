@@ -1,0 +1,180 @@
+"""Recordings cannot drift: today's code, fed the recorded answers, sends every recorded request again.
+
+For every shipped recording (``data/recordings/*``) the recorder that made it runs again, offline,
+exactly as a learner runs it against a server of their own (``--server-url``): its ``connect``
+points at a fake OpenAI-compatible server that answers request *i* with the response recorded for
+request *i* of the manifest's global order, and keeps every request body it received. Nothing in
+the recorders is changed or stubbed; only the server is a fake, and ``restart`` just counts epochs.
+
+"Byte for byte" means, for request *i*:
+
+1. the request as sent -- ``json.loads`` of the HTTP body the fake server received -- and the
+   recorded ``request`` give the same ``json.dumps(x, ensure_ascii=False)`` (``sort_keys`` off):
+   same keys in the same order, same types (``0`` is not ``0.0``, ``null`` is not ``""``), every
+   character of every string (system prompt, tool schemas, tool results, ids) the same; and
+2. the HTTP body itself equals the recorded request serialised the way the client serialises it
+   (``json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode("utf-8")``): the exact
+   bytes the server would parse.
+
+(1) is the contract: a recording keeps ``json.loads`` of the body it sent (miniagent/model.py).
+(2) checks the wire too; if only (2) fails, the client library changed how it writes JSON, not
+the request. The test also checks that the same number of requests went out, in the same
+sessions and epochs, and that the manifest (sessions, variants, skills, schedule ...) is the same
+but for entry ids, times and provenance.
+
+The tools run for real, so their output must be what it was. One tool result depends on the
+machine, not the code: ``python -m unittest`` prints "Ran 0 tests in 0.000s", and on a busy
+machine the empty run can take half a millisecond ("0.001s"). The replay pins that clock
+(``pinned_unittest_clock``: a ``sitecustomize`` for the Python processes the tools start) and puts
+the test's own interpreter first on PATH, so ``python`` in a tool call is the course's Python
+(runtime.txt: 3.11, as in the recordings; 3.12's unittest says "NO TESTS RAN" instead of "OK").
+
+Which recorder made which recording is decided in one place, ``recorder_for``: re-point it when
+the recorders move. A recording that cannot be replayed goes into ``CANNOT_REPLAY`` with the
+reason (an explicit xfail); none is skipped silently.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fake_server import FakeChatServer
+
+from prefixlab.paths import RECORDINGS
+from prefixlab.recording.agent_source import agent_provenance
+from prefixlab.recording.format import find_recordings, load
+
+SHIPPED = find_recordings(RECORDINGS)
+CANNOT_REPLAY: dict[str, str] = {}  # recording name -> why it cannot be replayed (each becomes an xfail)
+
+
+def recorder_for(recording, out, connect, restart, log):
+    """The recorder that made ``recording``, built as its command line builds it, and the options of
+    its ``record`` call. The one place that knows where the recorders live."""
+    from prefixlab.recording.recorder import Recorder
+    from prefixlab.recording.t11 import T11Recorder
+    from prefixlab.recording.t12 import T12Recorder
+    from prefixlab.recording.t13 import ForkRecorder, SwitchRecorder
+    from prefixlab.recording.t14 import T14Recorder
+
+    manifest = recording.manifest
+    args = (out, connect, restart, recording.provenance, "local")
+    kinds = {s["kind"] for s in manifest["sessions"]}
+    experiment = manifest["experiment"]
+    if experiment == "T10":  # --no-counterfactuals / --no-live leave those sessions out
+        return Recorder(*args, log=log), {"counterfactuals": "counterfactual" in kinds, "live": "live" in kinds}
+    if experiment == "T13":
+        if "setup" in manifest:
+            return SwitchRecorder(*args, manifest["setup"], log=log), {}
+        return ForkRecorder(*args, log=log), {}
+    recorders = {"T11": T11Recorder, "T12": T12Recorder, "T14": T14Recorder}
+    if experiment not in recorders:
+        raise AssertionError(f"{recording.path.name}: no recorder known for experiment {experiment!r}; "
+                             "add it to recorder_for (or to CANNOT_REPLAY with the reason)")
+    return recorders[experiment](*args, log=log), {}
+
+
+def as_sent(request: dict) -> str:
+    return json.dumps(request, ensure_ascii=False)
+
+
+def on_the_wire(request: dict) -> bytes:
+    return json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def first_difference(a: str, b: str, context: int = 120) -> str:
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return (f"first difference at character {at} of {len(a)} (today) / {len(b)} (recorded):\n"
+            f"  today:    …{a[max(0, at - context):at + context]!r}\n"
+            f"  recorded: …{b[max(0, at - context):at + context]!r}")
+
+
+def without_ids(manifest: dict) -> dict:
+    """The manifest without what differs from run to run: entry ids, times, provenance."""
+    sessions = []
+    for info in manifest["sessions"]:
+        info = {k: v for k, v in info.items() if k != "leaf"}
+        if "forked_from" in info:
+            info["forked_from"] = {k: v for k, v in info["forked_from"].items() if k != "entry"}
+        sessions.append(info)
+    rest = {k: v for k, v in manifest.items() if k not in ("created", "provenance", "sessions", "order")}
+    return {**rest, "sessions": sessions,
+            "order": [(item["session"], item["epoch"]) for item in manifest["order"]]}
+
+
+SITECUSTOMIZE = """\
+# Written by tests/test_replay.py for the Python processes the replayed tools start: unittest's
+# "Ran N tests in X.XXXs" reads 0.000s, as in the recordings, however busy the machine is.
+import time as _time
+import types as _types
+import unittest.runner as _runner
+
+_clock = {k: getattr(_time, k) for k in dir(_time) if not k.startswith("__")}
+_runner.time = _types.SimpleNamespace(**{**_clock, "perf_counter": lambda: 0.0})
+"""
+
+
+@pytest.fixture
+def pinned_unittest_clock(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+
+
+def replay(recording, out):
+    """Run the recording's recorder against recorded answers; (bodies received, manifest, error, seconds)."""
+    responses = [call.response for call in recording.calls]
+    received: list[bytes] = []
+
+    def answer(body):
+        i = len(received) - 1  # the fake server appends the body before it asks for an answer
+        if i >= len(responses):
+            return 500, {"error": {"message": f"request {i} was never recorded (the recording has {len(responses)})"}}
+        return 200, responses[i]
+
+    started = time.monotonic()
+    with FakeChatServer(answer) as server:
+        received = server.received
+        recorder, options = recorder_for(recording, out, lambda: server.url, lambda epoch: epoch + 1,
+                                         log=lambda line: None)
+        try:
+            manifest, error = recorder.record(**options), None
+        except Exception as err:  # noqa: BLE001 -- reported below, after the requests that did go out
+            manifest, error = recorder.manifest, err
+    return list(received), manifest, error, time.monotonic() - started
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.name, marks=[pytest.mark.xfail(
+    reason=CANNOT_REPLAY[p.name], strict=True)] if p.name in CANNOT_REPLAY else []) for p in SHIPPED])
+def test_todays_code_sends_every_recorded_request_byte_for_byte(path, tmp_path, pinned_unittest_clock):
+    recording = load(path)
+    received, manifest, error, seconds = replay(recording, tmp_path / path.name)
+    for i, (body, call) in enumerate(zip(received, recording.calls)):
+        today, recorded = as_sent(json.loads(body)), as_sent(call.request)
+        where = f"{path.name}: request {i} (session {call.session}, round {call.round}, {call.kind})"
+        assert today == recorded, f"{where} differs from the recording\n{first_difference(today, recorded)}"
+        assert body == on_the_wire(call.request), (
+            f"{where}: same request, but the client wrote other bytes on the wire (a client library change?)")
+    assert error is None, f"{path.name}: the replay stopped after {len(received)} requests: {error!r}"
+    assert len(received) == len(recording.calls), (
+        f"{path.name}: today's code sent {len(received)} requests, the recording has {len(recording.calls)}")
+    assert without_ids(manifest) == without_ids(recording.manifest)
+    assert manifest["provenance"]["agent"] == agent_provenance()
+    print(f"{path.name}: {len(received)} requests replayed in {seconds:.1f} s")
+
+
+def test_every_shipped_recording_is_replayed_and_names_its_miniagent():
+    names = {p.name for p in SHIPPED}
+    assert {"t10-smollm2-llamacpp", "t10-cache-ram-64", "t11-smollm2-llamacpp", "t12-smollm2-llamacpp",
+            "t13-forks-smollm2-llamacpp", "t14-smollm2-llamacpp"} <= names
+    assert sum(name.startswith("t13-switch-") for name in names) == 4
+    for path in SHIPPED:
+        agent = load(path).provenance.get("agent")
+        assert agent and agent["package"] == "miniagent" and len(agent["source_sha256"]) == 64, (
+            f"{path.name}: provenance.agent must name the miniagent source that reproduces it")
