@@ -20,7 +20,7 @@ FETCHING = {("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src
             ("source", "src"), ("video", "src"), ("audio", "src"), ("embed", "src"),
             ("object", "data")}
 EXTERNAL = re.compile(r"^(https?:)?//", re.I)
-PLOTLY_SRC = re.compile(r"prefixlab-vendor/plotly-[\d.]+\.min\.js")
+PLOTLY_SRC = re.compile(r"prefixlab-vendor/plotly/plotly-cartesian\.min\.js")
 
 
 class Fetches(HTMLParser):
@@ -86,3 +86,21 @@ def test_launch_and_repository_buttons_present():
     html = (build / "book/index.html").read_text(encoding="utf-8")
     assert "https://github.com/coding-agent-from-zero/course" in html
     assert "thebe" not in html.lower()
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_mathjax_only_on_pages_with_a_formula(build):
+    # Sphinx would also add it to pages whose toctree reaches a formula (front page, chapter page).
+    for page in pages(build):
+        html = page.read_text(encoding="utf-8")
+        loads = html.count("prefixlab-vendor/mathjax/startup.js")
+        has_formula = 'class="math notranslate' in html
+        assert loads == (1 if has_formula else 0), f"{page.relative_to(build)}: MathJax loaded {loads}x"
+        assert ("window.MathJax" in html) == has_formula, page.relative_to(build)
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_no_page_loads_the_themes_fontawesome_js(build):
+    # 1.5 MB on every page; the theme's CSS webfont draws the same icons.
+    for page in pages(build):
+        assert "scripts/fontawesome.js" not in page.read_text(encoding="utf-8"), page.relative_to(build)

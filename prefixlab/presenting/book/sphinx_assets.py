@@ -1,14 +1,24 @@
 """Sphinx extension: the book serves its own browser libraries, loaded only where needed.
 
-- ``_vendor/`` (require.js, the ipywidgets html-manager, MathJax 3; provenance in
-  ``_vendor/README.md``) and plotly.min.js, copied at build time from the installed plotly
-  wheel, end up in ``_build/html/_static/prefixlab-vendor/``. No page uses a CDN.
+- ``_vendor/`` (require.js, the ipywidgets html-manager, MathJax 3 components, plotly.js's
+  partial "cartesian" bundle; provenance in ``_vendor/README.md``) ends up in
+  ``_build/html/_static/prefixlab-vendor/``. No page uses a CDN.
 - Pages with a plotly figure get plotly.js once, first of all scripts: plotly's UMD
   wrapper would register an anonymous AMD module if require.js were already there, and
-  require.js rejects those ("Mismatched anonymous define()").
+  require.js rejects those ("Mismatched anonymous define()"). The bundle must draw every
+  trace type the notebooks use (tests/test_book_config.py) and match the major version
+  of the plotly.js that the installed plotly package writes figures for (checked here).
 - Pages with widgets get require.js after every other global script (clipboard.min.js is
   UMD too) and just before myst-nb's embed-amd.js (``nb_ipywidgets_js`` in _config.yml).
-- Pages with math get MathJax through Sphinx (``mathjax_path`` in _config.yml).
+- Pages with math get MathJax through Sphinx (``mathjax_path`` in _config.yml). Sphinx
+  also adds it to every page whose toctree reaches a page with math (the front page, the
+  chapter page); it is taken off those again, so only pages with a formula of their own
+  pay for it.
+- The theme's fontawesome.js (1.5 MB, Font Awesome's SVG-replacing script) is left out:
+  the theme's CSS already carries Font Awesome's webfont rules, which draw the same icons.
+  The theme writes its ``<script>`` from a template macro file, so a copy of that file
+  without the script line is generated from the installed theme at each build and put
+  first on the template path (nothing of the theme is stored in this repository).
 - Jupyter Book adds every ``*.js`` under ``_static/`` to every page, which is why the large
   vendored files live in ``_vendor/`` and not in ``_static/``.
 - A user dictionary of course terms is loaded into jieba before the search index is built,
@@ -29,12 +39,19 @@ from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
 VENDOR_SOURCE = "_vendor"  # relative to the book root (Sphinx srcdir)
 VENDOR_STATIC = "prefixlab-vendor"  # below _build/html/_static/ (the theme owns _static/vendor/)
+PLOTLY_PACKAGE = "plotly.js-cartesian-dist-min"  # npm package of the vendored bundle
+PLOTLY_JS = f"{VENDOR_STATIC}/plotly/plotly-cartesian.min.js"  # Sphinx adds ?v=<checksum>
+# The theme template that writes the fontawesome.js <script>, and that script's file name.
+THEME_MACROS = "static/webpack-macros.html"
+FONTAWESOME_JS = "_static/scripts/fontawesome.js"
+GENERATED_TEMPLATES = "prefixlab-templates"  # below the doctree dir: build output, not source
 FIGURE_MARKER = 'class="plotly-graph-div"'  # written by plotly's to_html for every figure
 WIDGET_VIEW_MARKER = 'type="application/vnd.jupyter.widget-view+json"'  # myst-nb widget output
 PLOTLY_PRIORITY = 150  # before any script that could define() (see module docstring)
@@ -54,20 +71,23 @@ MATHJAX2_BRIDGE = """document.addEventListener("DOMContentLoaded", function () {
 
 
 @functools.cache
-def plotly_js_source() -> tuple[Path, str]:
-    """The plotly.min.js shipped inside the installed plotly wheel, and its plotly.js version."""
-    import plotly
+def vendored_plotly_js_version(vendor_dir: Path) -> str:
+    """The plotly.js version of the vendored partial bundle (from _vendor/manifest.json)."""
+    manifest = json.loads((vendor_dir / "manifest.json").read_text(encoding="utf-8"))
+    return manifest["packages"][PLOTLY_PACKAGE]["version"]
+
+
+def check_plotly_js_major(vendor_dir: Path) -> None:
+    """Figures are written by the Python plotly package for its own plotly.js; a bundle of
+    another major version may not draw them. Same minor is checked by the tests."""
     from plotly.offline import get_plotlyjs_version
 
-    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    if not path.is_file():
-        raise FileNotFoundError(f"plotly.min.js not found in the plotly package at {path}")
-    return path, get_plotlyjs_version()
-
-
-def plotly_js_name() -> str:
-    """Versioned file name, so a plotly upgrade never serves a stale cached copy."""
-    return f"{VENDOR_STATIC}/plotly-{plotly_js_source()[1]}.min.js"
+    written_for, served = get_plotlyjs_version(), vendored_plotly_js_version(vendor_dir)
+    if written_for.split(".")[0] != served.split(".")[0]:
+        raise ExtensionError(
+            f"the installed plotly package writes figures for plotly.js {written_for}, but "
+            f"_vendor/ serves {PLOTLY_PACKAGE} {served}: set PLOTLY_JS_VERSION in "
+            "scripts/vendor_js.sh and run it")
 
 
 def _load_search_terms(app: Sphinx, config: Any) -> None:
@@ -95,7 +115,7 @@ def _add_page_assets(
     body = context.get("body", "")
     # A figure inside saved widget state appears JSON-escaped (class=\"plotly-graph-div\").
     if FIGURE_MARKER in body or FIGURE_MARKER.replace('"', '\\"') in body:
-        app.add_js_file(plotly_js_name(), priority=PLOTLY_PRIORITY)
+        app.add_js_file(PLOTLY_JS, priority=PLOTLY_PRIORITY)
     if WIDGET_VIEW_MARKER in body:
         # myst-nb adds embed-amd.js (nb_ipywidgets_js) in its own handler, which runs after
         # this one. require.js must come after every global script (clipboard.min.js & co.
@@ -111,6 +131,48 @@ def _add_page_assets(
         app.add_js_file(None, body=MATHJAX2_BRIDGE, priority=DEFAULT_PRIORITY)
 
 
+def _drop_mathjax_without_formula(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    # Runs after sphinx.ext.mathjax, which also counts formulas on pages reached by this
+    # page's toctree. Only the page's own formulas need MathJax.
+    if app.builder.format != "html" or "script_files" not in context:
+        return
+    if app.env.get_domain("math").data["has_equations"].get(pagename):
+        return
+    mathjax_path = str(app.config.mathjax_path)
+    context["script_files"][:] = [
+        js for js in context["script_files"]
+        if str(getattr(js, "filename", js)) != mathjax_path
+        and not str(getattr(js, "attributes", {}).get("body", "")).startswith("window.MathJax")
+    ]
+
+
+def theme_macros_without_fontawesome(source: str) -> str:
+    """The theme's macro file minus the line that loads fontawesome.js."""
+    lines = source.splitlines(keepends=True)
+    kept = [line for line in lines if FONTAWESOME_JS not in line]
+    if len(lines) - len(kept) != 1:
+        raise ExtensionError(
+            f"expected exactly one line loading {FONTAWESOME_JS} in the theme's "
+            f"{THEME_MACROS}, found {len(lines) - len(kept)}: the theme changed; "
+            "update prefixlab/presenting/book/sphinx_assets.py")
+    return "".join(kept)
+
+
+def _template_without_fontawesome(app: Sphinx, config: Any) -> None:
+    import pydata_sphinx_theme
+
+    theme_file = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / THEME_MACROS
+    target_dir = Path(app.doctreedir) / GENERATED_TEMPLATES
+    target = target_dir / THEME_MACROS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(theme_macros_without_fontawesome(theme_file.read_text(encoding="utf-8")),
+                      encoding="utf-8")
+    # First on the template path: Jinja finds this copy before the theme's own.
+    config.templates_path = [str(target_dir), *config.templates_path]
+
+
 def _copy_vendor_files(app: Sphinx) -> None:
     # Before pages are written, so Sphinx can add its ?v=checksum to these URLs too.
     if app.builder.format != "html":
@@ -119,13 +181,14 @@ def _copy_vendor_files(app: Sphinx) -> None:
     source = Path(app.srcdir) / VENDOR_SOURCE
     if not source.is_dir():
         raise FileNotFoundError(f"vendored browser libraries missing: {source}")
+    check_plotly_js_major(source)
     shutil.copytree(source, dest, dirs_exist_ok=True)
-    plotly_path, _ = plotly_js_source()
-    shutil.copyfile(plotly_path, Path(app.outdir) / "_static" / plotly_js_name())
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _load_search_terms)
+    app.connect("config-inited", _template_without_fontawesome)
     app.connect("html-page-context", _add_page_assets, priority=DEFAULT_PRIORITY - 100)
+    app.connect("html-page-context", _drop_mathjax_without_formula, priority=DEFAULT_PRIORITY + 100)
     app.connect("builder-inited", _copy_vendor_files)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
