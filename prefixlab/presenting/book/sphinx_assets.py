@@ -6,7 +6,7 @@
 - Pages with a plotly figure get plotly.js once, first of all scripts: plotly's UMD
   wrapper would register an anonymous AMD module if require.js were already there, and
   require.js rejects those ("Mismatched anonymous define()"). The bundle must draw every
-  trace type the notebooks use (tests/test_book_config.py) and match the major version
+  trace type the notebooks use (tests/test_book_assets.py) and match the major version
   of the plotly.js that the installed plotly package writes figures for (checked here).
 - Pages with widgets get require.js after every other global script (clipboard.min.js is
   UMD too) and just before myst-nb's embed-amd.js (``nb_ipywidgets_js`` in _config.yml).
@@ -31,7 +31,6 @@ Sphinx does not re-write unchanged pages when only this file changes: build from
 
 from __future__ import annotations
 
-import functools
 import json
 import logging as std_logging
 import shutil
@@ -70,7 +69,6 @@ MATHJAX2_BRIDGE = """document.addEventListener("DOMContentLoaded", function () {
 });"""
 
 
-@functools.cache
 def vendored_plotly_js_version(vendor_dir: Path) -> str:
     """The plotly.js version of the vendored partial bundle (from _vendor/manifest.json)."""
     manifest = json.loads((vendor_dir / "manifest.json").read_text(encoding="utf-8"))
