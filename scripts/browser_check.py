@@ -208,7 +208,7 @@ class Checker:
             total, budget = sum(files.values()), page_budget(rel)
             if budget is not None and total > budget:
                 self.problem(rel, f"page weight {total:,} bytes is over its budget of {budget:,} "
-                                  "(see the weight tables below)")
+                                  "(see the weight tables above)")
             print(f"checked {rel}: {n_fig} figure(s), {n_views} widget view(s), "
                   f"{n_math} formula(s), {n_cards} citation card(s); "
                   f"page weight {total:,} bytes in {len(files)} files -> {shot}")
