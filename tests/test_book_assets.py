@@ -203,3 +203,24 @@ def test_mathjax_components_are_vendored():
         assert (mathjax.parent / f"{component}.js").is_file(), component
     assert (mathjax.parent / "output/chtml/fonts/tex.js").is_file()  # chtml's font, loaded by it
     assert (mathjax.parent / "output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff").is_file()
+
+
+def test_mathjax_stays_only_on_the_page_with_the_formula(tmp_path):
+    # Sphinx alone would also load MathJax on index.html, whose toctree reaches m.html.
+    from sphinx.application import Sphinx
+
+    (tmp_path / "conf.py").write_text(
+        "extensions = ['sphinx.ext.mathjax']\n"
+        "mathjax_path = 'prefixlab-vendor/mathjax/startup.js'\n"
+        "mathjax3_config = {'loader': {'load': ['input/tex-base']}}\n", encoding="utf-8")
+    (tmp_path / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   m\n", encoding="utf-8")
+    (tmp_path / "m.rst").write_text("M\n=\n\n:math:`x^2`\n", encoding="utf-8")
+    app = Sphinx(str(tmp_path), str(tmp_path), str(tmp_path / "_build"), str(tmp_path / "_doctrees"),
+                 "html", status=None, warning=None, freshenv=True)
+    app.connect("html-page-context", sphinx_assets._drop_mathjax_without_formula,
+                priority=sphinx_assets.DEFAULT_PRIORITY + 100)
+    app.build()
+    index = (tmp_path / "_build" / "index.html").read_text(encoding="utf-8")
+    page = (tmp_path / "_build" / "m.html").read_text(encoding="utf-8")
+    assert "startup.js" in page and "window.MathJax" in page
+    assert "startup.js" not in index and "window.MathJax" not in index

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import logging as std_logging
+import posixpath
 import shutil
 from pathlib import Path
 from typing import Any
@@ -138,10 +139,12 @@ def _drop_mathjax_without_formula(
         return
     if app.env.get_domain("math").data["has_equations"].get(pagename):
         return
+    # Sphinx puts a relative mathjax_path below _static/; the config is an inline script.
     mathjax_path = str(app.config.mathjax_path)
+    mathjax_files = {mathjax_path, posixpath.join("_static", mathjax_path)}
     context["script_files"][:] = [
         js for js in context["script_files"]
-        if str(getattr(js, "filename", js)) != mathjax_path
+        if str(getattr(js, "filename", js)) not in mathjax_files
         and not str(getattr(js, "attributes", {}).get("body", "")).startswith("window.MathJax")
     ]
 
