@@ -170,17 +170,36 @@ def test_unescape_keeps_escaped_backslashes_and_ascii_escapes():
     assert json.loads(plotly_setup.unescape_non_ascii(text)) == json.loads(text)
 
 
-def test_theme_template_loses_only_the_fontawesome_script():
+def theme_template(name: str) -> str:
     import pydata_sphinx_theme
 
-    theme = (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
-             / sphinx_assets.THEME_MACROS).read_text(encoding="utf-8")
-    slim = sphinx_assets.theme_macros_without_fontawesome(theme)
+    return (Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / name
+            ).read_text(encoding="utf-8")
+
+
+def test_theme_templates_lose_only_the_heavy_scripts():
+    macros = theme_template(sphinx_assets.THEME_MACROS)
+    slim = sphinx_assets.template_without_scripts(macros, (sphinx_assets.FONTAWESOME_JS,), "macros")
     assert "fontawesome.js" not in slim
-    assert len(theme.splitlines()) - len(slim.splitlines()) == 1
+    assert len(macros.splitlines()) - len(slim.splitlines()) == 1
     assert "bootstrap.js" in slim and "pydata-sphinx-theme.css" in slim
+    layout = theme_template(sphinx_assets.THEME_LAYOUT)
+    slim = sphinx_assets.template_without_scripts(layout, sphinx_assets.SEARCH_SCRIPTS, "layout")
+    assert "searchindex.js" not in slim and "searchtools.js" not in slim
+    assert len(layout.splitlines()) - len(slim.splitlines()) == 3
     with pytest.raises(Exception, match="theme changed"):
-        sphinx_assets.theme_macros_without_fontawesome(slim)
+        sphinx_assets.template_without_scripts(slim, sphinx_assets.SEARCH_SCRIPTS, "layout")
+
+
+def test_search_as_you_type_is_off():
+    # The search index is left off the pages only because nothing on them searches.
+    from jupyter_book.config import get_final_config
+
+    final, _ = get_final_config(
+        user_yaml=REPO_ROOT / "_config.yml", cli_config={"latex_individualpages": False},
+        sourcedir=REPO_ROOT, validate=True, raise_on_invalid=True)
+    assert str(final["html_theme_options"].get("search_as_you_type", False)).lower() != "true"
+    assert "search_as_you_type = False" in theme_template("theme.conf")
 
 
 def test_theme_css_draws_the_icons_without_fontawesome_js():

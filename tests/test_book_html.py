@@ -104,3 +104,11 @@ def test_no_page_loads_the_themes_fontawesome_js(build):
     # 1.5 MB on every page; the theme's CSS webfont draws the same icons.
     for page in pages(build):
         assert "scripts/fontawesome.js" not in page.read_text(encoding="utf-8"), page.relative_to(build)
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_only_the_search_page_loads_the_search_index(build):
+    # The theme would load it on every page for search-as-you-type, which is off.
+    for page in pages(build):
+        loads = "searchindex.js" in page.read_text(encoding="utf-8")
+        assert loads == (page.name == "search.html"), page.relative_to(build)

@@ -14,11 +14,15 @@
   also adds it to every page whose toctree reaches a page with math (the front page, the
   chapter page); it is taken off those again, so only pages with a formula of their own
   pay for it.
-- The theme's fontawesome.js (1.5 MB, Font Awesome's SVG-replacing script) is left out:
-  the theme's CSS already carries Font Awesome's webfont rules, which draw the same icons.
-  The theme writes its ``<script>`` from a template macro file, so a copy of that file
-  without the script line is generated from the installed theme at each build and put
-  first on the template path (nothing of the theme is stored in this repository).
+- Two theme scripts are left out of every page. fontawesome.js (1.5 MB, Font Awesome's
+  SVG-replacing script): the theme's CSS already carries Font Awesome's webfont rules,
+  which draw the same icons. The search index (searchindex.js, with searchtools.js and
+  language_data.js; it grows with every chapter): the theme loads it on every page for
+  search-as-you-type, which is off (``search_as_you_type``), so the search box sends the
+  reader to search.html, which loads its own copy. The theme writes these ``<script>``
+  lines in two templates; copies without those lines are generated from the installed
+  theme at each build and put first on the template path (nothing of the theme is stored
+  in this repository; a theme that changes those lines stops the build).
 - Jupyter Book adds every ``*.js`` under ``_static/`` to every page, which is why the large
   vendored files live in ``_vendor/`` and not in ``_static/``.
 - A user dictionary of course terms is loaded into jieba before the search index is built,
@@ -48,9 +52,12 @@ VENDOR_SOURCE = "_vendor"  # relative to the book root (Sphinx srcdir)
 VENDOR_STATIC = "prefixlab-vendor"  # below _build/html/_static/ (the theme owns _static/vendor/)
 PLOTLY_PACKAGE = "plotly.js-cartesian-dist-min"  # npm package of the vendored bundle
 PLOTLY_JS = f"{VENDOR_STATIC}/plotly/plotly-cartesian.min.js"  # Sphinx adds ?v=<checksum>
-# The theme template that writes the fontawesome.js <script>, and that script's file name.
+# Theme templates (pydata-sphinx-theme, below its theme folder) -> what to drop from each:
+# every line that loads one of these files (see the module docstring).
 THEME_MACROS = "static/webpack-macros.html"
+THEME_LAYOUT = "layout.html"
 FONTAWESOME_JS = "_static/scripts/fontawesome.js"
+SEARCH_SCRIPTS = ("_static/searchtools.js", "_static/language_data.js", "searchindex.js")
 GENERATED_TEMPLATES = "prefixlab-templates"  # below the doctree dir: build output, not source
 FIGURE_MARKER = 'class="plotly-graph-div"'  # written by plotly's to_html for every figure
 WIDGET_VIEW_MARKER = 'type="application/vnd.jupyter.widget-view+json"'  # myst-nb widget output
@@ -149,28 +156,36 @@ def _drop_mathjax_without_formula(
     ]
 
 
-def theme_macros_without_fontawesome(source: str) -> str:
-    """The theme's macro file minus the line that loads fontawesome.js."""
+def template_without_scripts(source: str, files: tuple[str, ...], template: str) -> str:
+    """A theme template minus the one line that loads each of ``files``."""
     lines = source.splitlines(keepends=True)
-    kept = [line for line in lines if FONTAWESOME_JS not in line]
-    if len(lines) - len(kept) != 1:
-        raise ExtensionError(
-            f"expected exactly one line loading {FONTAWESOME_JS} in the theme's "
-            f"{THEME_MACROS}, found {len(lines) - len(kept)}: the theme changed; "
-            "update prefixlab/presenting/book/sphinx_assets.py")
-    return "".join(kept)
+    for name in files:
+        found = [line for line in lines if name in line]
+        if len(found) != 1:
+            raise ExtensionError(
+                f"expected exactly one line loading {name} in the theme's {template}, found "
+                f"{len(found)}: the theme changed; update prefixlab/presenting/book/sphinx_assets.py")
+        lines.remove(found[0])
+    return "".join(lines)
 
 
-def _template_without_fontawesome(app: Sphinx, config: Any) -> None:
+def _theme_templates_without_heavy_scripts(app: Sphinx, config: Any) -> None:
     import pydata_sphinx_theme
 
-    theme_file = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / THEME_MACROS
+    theme_dir = Path(pydata_sphinx_theme.__file__).parent / "theme"
     target_dir = Path(app.doctreedir) / GENERATED_TEMPLATES
-    target = target_dir / THEME_MACROS
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(theme_macros_without_fontawesome(theme_file.read_text(encoding="utf-8")),
-                      encoding="utf-8")
-    # First on the template path: Jinja finds this copy before the theme's own.
+    shutil.rmtree(target_dir, ignore_errors=True)  # no stale copy from an earlier build
+    # sphinx-book-theme extends "pydata_sphinx_theme/layout.html", which imports "static/…".
+    drops = {THEME_MACROS: (FONTAWESOME_JS,)}
+    if not str(config.html_theme_options.get("search_as_you_type", False)).lower() == "true":
+        drops[f"pydata_sphinx_theme/{THEME_LAYOUT}"] = SEARCH_SCRIPTS
+    for template, files in drops.items():
+        source = theme_dir / "pydata_sphinx_theme" / template.removeprefix("pydata_sphinx_theme/")
+        target = target_dir / template
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(template_without_scripts(source.read_text(encoding="utf-8"), files, template),
+                          encoding="utf-8")
+    # First on the template path: Jinja finds these copies before the theme's own.
     config.templates_path = [str(target_dir), *config.templates_path]
 
 
@@ -188,7 +203,7 @@ def _copy_vendor_files(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _load_search_terms)
-    app.connect("config-inited", _template_without_fontawesome)
+    app.connect("config-inited", _theme_templates_without_heavy_scripts)
     app.connect("html-page-context", _add_page_assets, priority=DEFAULT_PRIORITY - 100)
     app.connect("html-page-context", _drop_mathjax_without_formula, priority=DEFAULT_PRIORITY + 100)
     app.connect("builder-inited", _copy_vendor_files)
