@@ -226,19 +226,24 @@ def test_mathjax_components_are_vendored():
 
 def test_mathjax_stays_only_on_the_page_with_the_formula(tmp_path):
     # Sphinx alone would also load MathJax on index.html, whose toctree reaches m.html.
-    from sphinx.application import Sphinx
+    # A separate process: an in-process Sphinx leaves docutils registrations behind.
+    import os
+    import subprocess
+    import sys
 
     (tmp_path / "conf.py").write_text(
+        "from prefixlab.presenting.book import sphinx_assets\n"
         "extensions = ['sphinx.ext.mathjax']\n"
         "mathjax_path = 'prefixlab-vendor/mathjax/startup.js'\n"
-        "mathjax3_config = {'loader': {'load': ['input/tex-base']}}\n", encoding="utf-8")
+        "mathjax3_config = {'loader': {'load': ['input/tex-base']}}\n"
+        "def setup(app):\n"
+        "    app.connect('html-page-context', sphinx_assets._drop_mathjax_without_formula,\n"
+        "                priority=sphinx_assets.DEFAULT_PRIORITY + 100)\n", encoding="utf-8")
     (tmp_path / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   m\n", encoding="utf-8")
     (tmp_path / "m.rst").write_text("M\n=\n\n:math:`x^2`\n", encoding="utf-8")
-    app = Sphinx(str(tmp_path), str(tmp_path), str(tmp_path / "_build"), str(tmp_path / "_doctrees"),
-                 "html", status=None, warning=None, freshenv=True)
-    app.connect("html-page-context", sphinx_assets._drop_mathjax_without_formula,
-                priority=sphinx_assets.DEFAULT_PRIORITY + 100)
-    app.build()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
+    subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(tmp_path), str(tmp_path / "_build")],
+                   check=True, env=env, capture_output=True)
     index = (tmp_path / "_build" / "index.html").read_text(encoding="utf-8")
     page = (tmp_path / "_build" / "m.html").read_text(encoding="utf-8")
     assert "startup.js" in page and "window.MathJax" in page
