@@ -9,13 +9,16 @@ other host is blocked and reported. For each page:
 - no console errors and no uncaught exceptions;
 - every plotly figure div has drawn an SVG (``svg.main-svg``);
 - every embedded widget view has been rendered by the html-manager;
-- every formula has been typeset by MathJax;
+- every formula has been typeset by MathJax, none as an error (a TeX package not vendored);
 - every citation card shows its quoted key lines without a network;
 - code citation cards show the "显示原文" button; on the first one the button is clicked
   twice, once with raw.githubusercontent.com answering with a stand-in file (the card
   must show the pinned line range) and once with it unreachable (the card must say so);
-- a full-page screenshot is saved in ``--out`` (default _build/browser-check/), and the
-  page weight (bytes of every response from the local server) is printed.
+- a full-page screenshot is saved in ``--out`` (default _build/browser-check/);
+- the page weight is the body bytes of every response from the local server while the page
+  loads and is checked (the browser cache is off, as for a first visit). A lesson page
+  (``book/…``) over its budget (``PAGE_BUDGETS``) fails. The report ends with the weight of
+  every page and of every file, with how many pages load it.
 
 Then the real search page is asked a Chinese query and must list at least one result.
 
@@ -47,6 +50,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SKIP_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
+# Page weight budgets (bytes, first visit) by path prefix; the first matching prefix wins.
+# Lab pages carry the ipywidgets html-manager (3.5 MB) and have no budget.
+PAGE_BUDGETS = {"book/": 4_000_000}
+SMALL_FILE = 10_000  # the per-file table lists files from this size on, the rest as one line
 RAW_HOST = "raw.githubusercontent.com"
 TIMEOUT_MS = 30_000
 
@@ -88,8 +95,9 @@ class Checker:
         self.out = out
         self.problems: list[str] = []
         self.blocked: list[str] = []
+        self.weights: dict[str, dict[str, int]] = {}  # page -> {file path: bytes}
         self.raw_mode = "offline"  # or "stand-in"
-        context.route("**/*", self._route)
+        context.route("**/*", self._route)  # routing also turns the HTTP cache off: first visits
 
     def _route(self, route):
         url = route.request.url
@@ -119,24 +127,32 @@ class Checker:
 
         page.on("console", on_console)
         page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
-        weight = {"bytes": 0, "requests": 0}
+        loaded = []  # requests to the local server that completed
 
         def on_response(response):
             if response.status >= 400:
                 errors.append(f"HTTP {response.status} for {response.url}")
-            elif urlsplit(response.url).hostname == "127.0.0.1":
-                try:
-                    weight["bytes"] += len(response.body())
-                    weight["requests"] += 1
-                except Exception:  # redirects and aborted loads have no body
-                    pass
+
+        def on_finished(request):
+            if urlsplit(request.url).hostname == "127.0.0.1":
+                loaded.append(request)
 
         page.on("response", on_response)
+        page.on("requestfinished", on_finished)
         page.goto(page_url, wait_until="load", timeout=TIMEOUT_MS)
-        return page, errors, weight
+        return page, errors, loaded
+
+    def weigh(self, rel: str, loaded) -> dict[str, int]:
+        """Body bytes by file of the finished requests (the local server sends no compression)."""
+        files: dict[str, int] = {}
+        for request in loaded:
+            path = urlsplit(request.url).path.lstrip("/") or "/"
+            files[path] = files.get(path, 0) + request.sizes()["responseBodySize"]
+        self.weights[rel] = files
+        return files
 
     def check_page(self, rel: str) -> None:
-        page, errors, weight = self.open(f"{self.base}/{rel}", rel)
+        page, errors, loaded = self.open(f"{self.base}/{rel}", rel)
         try:
             figures = page.locator("div.plotly-graph-div")
             n_fig = figures.count()
@@ -168,6 +184,10 @@ class Checker:
                         arg=n_math, timeout=TIMEOUT_MS)
                 except Exception:
                     self.problem(rel, f"{n_math} formula(s) not typeset by MathJax")
+                n_errors = page.locator("mjx-merror").count()
+                if n_errors:
+                    self.problem(rel, f"{n_errors} formula(s) typeset as a TeX error (a MathJax "
+                                      "package not vendored? see _vendor/README.md)")
 
             cards = page.locator(".prefixlab-citation")
             n_cards = cards.count()
@@ -184,9 +204,14 @@ class Checker:
             page.screenshot(path=str(shot), full_page=True)
             for message in errors:
                 self.problem(rel, f"console error: {message}")
+            files = self.weigh(rel, loaded)
+            total, budget = sum(files.values()), page_budget(rel)
+            if budget is not None and total > budget:
+                self.problem(rel, f"page weight {total:,} bytes is over its budget of {budget:,} "
+                                  "(see the weight tables above)")
             print(f"checked {rel}: {n_fig} figure(s), {n_views} widget view(s), "
                   f"{n_math} formula(s), {n_cards} citation card(s); "
-                  f"page weight {weight['bytes']:,} bytes in {weight['requests']} requests -> {shot}")
+                  f"page weight {total:,} bytes in {len(files)} files -> {shot}")
         finally:
             page.close()
 
@@ -251,7 +276,7 @@ class Checker:
 
     def check_search(self, query: str) -> None:
         rel = f"search.html?q={query}"
-        page, errors, _ = self.open(f"{self.base}/search.html?q={quote(query)}", rel)
+        page, errors, _loaded = self.open(f"{self.base}/search.html?q={quote(query)}", rel)
         try:
             results = page.locator("#search-results ul.search li")
             try:
@@ -266,6 +291,40 @@ class Checker:
             print(f"checked search {query!r}: {count} result(s)")
         finally:
             page.close()
+
+
+def page_budget(rel: str) -> int | None:
+    for prefix, budget in PAGE_BUDGETS.items():
+        if rel.startswith(prefix):
+            return budget
+    return None
+
+
+def weight_tables(weights: dict[str, dict[str, int]]) -> str:
+    """The weight of every page, then of every file (bytes, how many pages load it)."""
+    lines = ["page weights (bytes, first visit):",
+             f"  {'page':<44} {'files':>5} {'bytes':>11} {'budget':>11}"]
+    for rel, files in weights.items():
+        budget = page_budget(rel)
+        total = sum(files.values())
+        mark = "" if budget is None else ("  OVER" if total > budget else "  ok")
+        budget_text = "-" if budget is None else f"{budget:,}"
+        lines.append(f"  {rel:<44} {len(files):>5} {total:>11,} {budget_text:>11}{mark}")
+    by_file: dict[str, tuple[int, int]] = {}
+    for files in weights.values():
+        for path, size in files.items():
+            biggest, pages = by_file.get(path, (0, 0))
+            by_file[path] = (max(biggest, size), pages + 1)
+    lines += ["file weights (bytes; pages loading it):", f"  {'bytes':>11} {'pages':>5}  file"]
+    small = [0, 0]
+    for path, (size, pages) in sorted(by_file.items(), key=lambda item: -item[1][0]):
+        if size < SMALL_FILE:
+            small[0] += 1
+            small[1] += size
+            continue
+        lines.append(f"  {size:>11,} {pages:>5}  {path}")
+    lines.append(f"  {small[1]:>11,}        {small[0]} smaller files")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -302,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         checker.check_search(args.query)
         context.close()
 
+    print(weight_tables(checker.weights))
     for url in sorted(set(checker.blocked)):
         checker.problems.append(f"request to another host blocked: {url}")
     if checker.problems:

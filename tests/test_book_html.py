@@ -20,7 +20,7 @@ FETCHING = {("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src
             ("source", "src"), ("video", "src"), ("audio", "src"), ("embed", "src"),
             ("object", "data")}
 EXTERNAL = re.compile(r"^(https?:)?//", re.I)
-PLOTLY_SRC = re.compile(r"prefixlab-vendor/plotly-[\d.]+\.min\.js")
+PLOTLY_SRC = re.compile(r"prefixlab-vendor/plotly/plotly-cartesian\.min\.js")
 
 
 class Fetches(HTMLParser):
@@ -106,3 +106,29 @@ def test_the_course_map_links_every_page_of_the_toc():
         missing = [p for p in toc_pages(parts)
                    if f'href="{posixpath.relpath(p + ".html", start)}' not in section and p != page]
         assert not missing, f"{page}: the course map does not link {missing}"
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_mathjax_only_on_pages_with_a_formula(build):
+    # Sphinx would also add it to pages whose toctree reaches a formula (front page, chapter page).
+    for page in pages(build):
+        html = page.read_text(encoding="utf-8")
+        loads = html.count("prefixlab-vendor/mathjax/startup.js")
+        has_formula = 'class="math notranslate' in html
+        assert loads == (1 if has_formula else 0), f"{page.relative_to(build)}: MathJax loaded {loads}x"
+        assert ("window.MathJax = {" in html) == has_formula, page.relative_to(build)  # its config
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_no_page_loads_the_themes_fontawesome_js(build):
+    # 1.5 MB on every page; the theme's CSS webfont draws the same icons.
+    for page in pages(build):
+        assert "scripts/fontawesome.js" not in page.read_text(encoding="utf-8"), page.relative_to(build)
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_only_the_search_page_loads_the_search_index(build):
+    # The theme would load it on every page for search-as-you-type, which is off.
+    for page in pages(build):
+        loads = "searchindex.js" in page.read_text(encoding="utf-8")
+        assert loads == (page.name == "search.html"), page.relative_to(build)

@@ -25,10 +25,11 @@ from prefixlab.presenting.book.provenance import provenance_note
 
 
 def setup_notebook() -> None:
-    """Figures render in JupyterLab and in the static book (see ``plotly_setup``)."""
-    from prefixlab.presenting.book.plotly_setup import use_book_renderer
+    """Figures render in JupyterLab and in the static book, with a slim template (see ``plotly_setup``)."""
+    from prefixlab.presenting.book.plotly_setup import use_book_renderer, use_book_template
 
     use_book_renderer()
+    use_book_template()
 
 
 __all__ = ["citation_card", "provenance_note", "setup_notebook"]

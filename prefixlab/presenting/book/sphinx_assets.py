@@ -1,14 +1,28 @@
 """Sphinx extension: the book serves its own browser libraries, loaded only where needed.
 
-- ``_vendor/`` (require.js, the ipywidgets html-manager, MathJax 3; provenance in
-  ``_vendor/README.md``) and plotly.min.js, copied at build time from the installed plotly
-  wheel, end up in ``_build/html/_static/prefixlab-vendor/``. No page uses a CDN.
+- ``_vendor/`` (require.js, the ipywidgets html-manager, MathJax 3 components, plotly.js's
+  partial "cartesian" bundle; provenance in ``_vendor/README.md``) ends up in
+  ``_build/html/_static/prefixlab-vendor/``. No page uses a CDN.
 - Pages with a plotly figure get plotly.js once, first of all scripts: plotly's UMD
   wrapper would register an anonymous AMD module if require.js were already there, and
-  require.js rejects those ("Mismatched anonymous define()").
+  require.js rejects those ("Mismatched anonymous define()"). The bundle must draw every
+  trace type the notebooks use (tests/test_book_assets.py) and match the major version
+  of the plotly.js that the installed plotly package writes figures for (checked here).
 - Pages with widgets get require.js after every other global script (clipboard.min.js is
   UMD too) and just before myst-nb's embed-amd.js (``nb_ipywidgets_js`` in _config.yml).
-- Pages with math get MathJax through Sphinx (``mathjax_path`` in _config.yml).
+- Pages with math get MathJax through Sphinx (``mathjax_path`` in _config.yml). Sphinx
+  also adds it to every page whose toctree reaches a page with math (the front page, the
+  chapter page); it is taken off those again, so only pages with a formula of their own
+  pay for it.
+- Two theme scripts are left out of every page. fontawesome.js (1.5 MB, Font Awesome's
+  SVG-replacing script): the theme's CSS already carries Font Awesome's webfont rules,
+  which draw the same icons. The search index (searchindex.js, with searchtools.js and
+  language_data.js; it grows with every chapter): the theme loads it on every page for
+  search-as-you-type, which is off (``search_as_you_type``), so the search box sends the
+  reader to search.html, which loads its own copy. The theme writes these ``<script>``
+  lines in two templates; copies without those lines are generated from the installed
+  theme at each build and put first on the template path (nothing of the theme is stored
+  in this repository; a theme that changes those lines stops the build).
 - Jupyter Book adds every ``*.js`` under ``_static/`` to every page, which is why the large
   vendored files live in ``_vendor/`` and not in ``_static/``.
 - A user dictionary of course terms is loaded into jieba before the search index is built,
@@ -21,20 +35,30 @@ Sphinx does not re-write unchanged pages when only this file changes: build from
 
 from __future__ import annotations
 
-import functools
 import json
 import logging as std_logging
+import posixpath
 import shutil
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
 VENDOR_SOURCE = "_vendor"  # relative to the book root (Sphinx srcdir)
 VENDOR_STATIC = "prefixlab-vendor"  # below _build/html/_static/ (the theme owns _static/vendor/)
+PLOTLY_PACKAGE = "plotly.js-cartesian-dist-min"  # npm package of the vendored bundle
+PLOTLY_JS = f"{VENDOR_STATIC}/plotly/plotly-cartesian.min.js"  # Sphinx adds ?v=<checksum>
+# Theme templates (pydata-sphinx-theme, below its theme folder) -> what to drop from each:
+# every line that loads one of these files (see the module docstring).
+THEME_MACROS = "static/webpack-macros.html"
+THEME_LAYOUT = "layout.html"
+FONTAWESOME_JS = "_static/scripts/fontawesome.js"
+SEARCH_SCRIPTS = ("_static/searchtools.js", "_static/language_data.js", "searchindex.js")
+GENERATED_TEMPLATES = "prefixlab-templates"  # below the doctree dir: build output, not source
 FIGURE_MARKER = 'class="plotly-graph-div"'  # written by plotly's to_html for every figure
 WIDGET_VIEW_MARKER = 'type="application/vnd.jupyter.widget-view+json"'  # myst-nb widget output
 PLOTLY_PRIORITY = 150  # before any script that could define() (see module docstring)
@@ -53,21 +77,23 @@ MATHJAX2_BRIDGE = """document.addEventListener("DOMContentLoaded", function () {
 });"""
 
 
-@functools.cache
-def plotly_js_source() -> tuple[Path, str]:
-    """The plotly.min.js shipped inside the installed plotly wheel, and its plotly.js version."""
-    import plotly
+def vendored_plotly_js_version(vendor_dir: Path) -> str:
+    """The plotly.js version of the vendored partial bundle (from _vendor/manifest.json)."""
+    manifest = json.loads((vendor_dir / "manifest.json").read_text(encoding="utf-8"))
+    return manifest["packages"][PLOTLY_PACKAGE]["version"]
+
+
+def check_plotly_js_major(vendor_dir: Path) -> None:
+    """Figures are written by the Python plotly package for its own plotly.js; a bundle of
+    another major version may not draw them. Same minor is checked by the tests."""
     from plotly.offline import get_plotlyjs_version
 
-    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    if not path.is_file():
-        raise FileNotFoundError(f"plotly.min.js not found in the plotly package at {path}")
-    return path, get_plotlyjs_version()
-
-
-def plotly_js_name() -> str:
-    """Versioned file name, so a plotly upgrade never serves a stale cached copy."""
-    return f"{VENDOR_STATIC}/plotly-{plotly_js_source()[1]}.min.js"
+    written_for, served = get_plotlyjs_version(), vendored_plotly_js_version(vendor_dir)
+    if written_for.split(".")[0] != served.split(".")[0]:
+        raise ExtensionError(
+            f"the installed plotly package writes figures for plotly.js {written_for}, but "
+            f"_vendor/ serves {PLOTLY_PACKAGE} {served}: set PLOTLY_JS_VERSION in "
+            "scripts/vendor_js.sh and run it")
 
 
 def _load_search_terms(app: Sphinx, config: Any) -> None:
@@ -95,7 +121,7 @@ def _add_page_assets(
     body = context.get("body", "")
     # A figure inside saved widget state appears JSON-escaped (class=\"plotly-graph-div\").
     if FIGURE_MARKER in body or FIGURE_MARKER.replace('"', '\\"') in body:
-        app.add_js_file(plotly_js_name(), priority=PLOTLY_PRIORITY)
+        app.add_js_file(PLOTLY_JS, priority=PLOTLY_PRIORITY)
     if WIDGET_VIEW_MARKER in body:
         # myst-nb adds embed-amd.js (nb_ipywidgets_js) in its own handler, which runs after
         # this one. require.js must come after every global script (clipboard.min.js & co.
@@ -111,6 +137,58 @@ def _add_page_assets(
         app.add_js_file(None, body=MATHJAX2_BRIDGE, priority=DEFAULT_PRIORITY)
 
 
+def _drop_mathjax_without_formula(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    # Runs after sphinx.ext.mathjax, which also counts formulas on pages reached by this
+    # page's toctree. Only the page's own formulas need MathJax.
+    if app.builder.format != "html" or "script_files" not in context:
+        return
+    if app.env.get_domain("math").data["has_equations"].get(pagename):
+        return
+    # Sphinx puts a relative mathjax_path below _static/; the config is an inline script.
+    mathjax_path = str(app.config.mathjax_path)
+    mathjax_files = {mathjax_path, posixpath.join("_static", mathjax_path)}
+    context["script_files"][:] = [
+        js for js in context["script_files"]
+        if str(getattr(js, "filename", js)) not in mathjax_files
+        and not str(getattr(js, "attributes", {}).get("body", "")).startswith("window.MathJax")
+    ]
+
+
+def template_without_scripts(source: str, files: tuple[str, ...], template: str) -> str:
+    """A theme template minus the one line that loads each of ``files``."""
+    lines = source.splitlines(keepends=True)
+    for name in files:
+        found = [line for line in lines if name in line]
+        if len(found) != 1:
+            raise ExtensionError(
+                f"expected exactly one line loading {name} in the theme's {template}, found "
+                f"{len(found)}: the theme changed; update prefixlab/presenting/book/sphinx_assets.py")
+        lines.remove(found[0])
+    return "".join(lines)
+
+
+def _theme_templates_without_heavy_scripts(app: Sphinx, config: Any) -> None:
+    import pydata_sphinx_theme
+
+    theme_dir = Path(pydata_sphinx_theme.__file__).parent / "theme"
+    target_dir = Path(app.doctreedir) / GENERATED_TEMPLATES
+    shutil.rmtree(target_dir, ignore_errors=True)  # no stale copy from an earlier build
+    # sphinx-book-theme extends "pydata_sphinx_theme/layout.html", which imports "static/…".
+    drops = {THEME_MACROS: (FONTAWESOME_JS,)}
+    if not str(config.html_theme_options.get("search_as_you_type", False)).lower() == "true":
+        drops[f"pydata_sphinx_theme/{THEME_LAYOUT}"] = SEARCH_SCRIPTS
+    for template, files in drops.items():
+        source = theme_dir / "pydata_sphinx_theme" / template.removeprefix("pydata_sphinx_theme/")
+        target = target_dir / template
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(template_without_scripts(source.read_text(encoding="utf-8"), files, template),
+                          encoding="utf-8")
+    # First on the template path: Jinja finds these copies before the theme's own.
+    config.templates_path = [str(target_dir), *config.templates_path]
+
+
 def _copy_vendor_files(app: Sphinx) -> None:
     # Before pages are written, so Sphinx can add its ?v=checksum to these URLs too.
     if app.builder.format != "html":
@@ -119,13 +197,14 @@ def _copy_vendor_files(app: Sphinx) -> None:
     source = Path(app.srcdir) / VENDOR_SOURCE
     if not source.is_dir():
         raise FileNotFoundError(f"vendored browser libraries missing: {source}")
+    check_plotly_js_major(source)
     shutil.copytree(source, dest, dirs_exist_ok=True)
-    plotly_path, _ = plotly_js_source()
-    shutil.copyfile(plotly_path, Path(app.outdir) / "_static" / plotly_js_name())
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _load_search_terms)
+    app.connect("config-inited", _theme_templates_without_heavy_scripts)
     app.connect("html-page-context", _add_page_assets, priority=DEFAULT_PRIORITY - 100)
+    app.connect("html-page-context", _drop_mathjax_without_formula, priority=DEFAULT_PRIORITY + 100)
     app.connect("builder-inited", _copy_vendor_files)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
