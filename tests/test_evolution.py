@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from prefixlab.paths import A6_EVOLUTION, REPO_ROOT
+from chapters.a6.paths import A6_EVOLUTION
+from prefixlab.paths import REPO_ROOT
 from prefixlab.presenting import evolution
 from prefixlab.presenting.evolution import MapError, evaluate, evolution_map, load_map, next_lesson
 

@@ -13,7 +13,8 @@ import pytest
 
 from miniagent.skills import DESCRIPTION_CAP, index_entry, parse_skill
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
-from prefixlab.paths import REPO_ROOT, SKILLS
+from chapters.a6.paths import SKILLS
+from prefixlab.paths import REPO_ROOT
 
 MANIFEST = json.loads((SKILLS / "hermes-manifest.json").read_text(encoding="utf-8"))
 spec = importlib.util.spec_from_file_location("hermes_skills_manifest", REPO_ROOT / "scripts" / "hermes_skills_manifest.py")

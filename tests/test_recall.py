@@ -8,7 +8,7 @@ from miniagent.memory import MemoryStore
 from miniagent.retrieve_memory import Retrieve
 from miniagent.select_memory import Select
 
-from prefixlab.paths import RECALL_DIR, T14_DIR
+from chapters.a6.paths import RECALL_DIR, T14_DIR
 from prefixlab.presenting import recall
 
 

@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 
 from miniagent.agents_md import AGENTS_MD, AGENTS_MD_CAP, agents_md_files, read_agents_md
 
-from prefixlab.paths import LOADER_TREE
+from chapters.a6.paths import LOADER_TREE
 
 CAPS = (256, 512, 768, 1024, 1536, 2048, AGENTS_MD_CAP)  # bytes; the last one is miniagent's default
 FILE_COLORS = ["#2563eb", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04"]  # one per AGENTS.md

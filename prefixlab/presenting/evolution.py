@@ -27,7 +27,8 @@ import yaml
 
 from prefixlab.cache import calculator, composition
 from prefixlab.cache.counterfactual import remembered_notes
-from prefixlab.paths import A6_EVOLUTION, RECORDINGS
+from chapters.a6.paths import A6_EVOLUTION
+from prefixlab.paths import RECORDINGS
 from prefixlab.recording.format import Call, Recording, load
 
 from .book.glue import glue_text, shown

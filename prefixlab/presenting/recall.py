@@ -33,7 +33,8 @@ from miniagent.select_memory import NO_MATCH
 from miniagent.retriever import Retriever
 
 from prefixlab.cache.tokenizer import load_tokenizer
-from prefixlab.paths import RECALL_DIR, REPO_ROOT
+from chapters.a6.paths import RECALL_DIR
+from prefixlab.paths import REPO_ROOT
 
 STRATEGIES = ("frozen", "select", "retrieve")
 RECALL_SET = RECALL_DIR / "tasks.yml"

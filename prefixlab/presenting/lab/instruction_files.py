@@ -21,7 +21,8 @@ from pathlib import Path
 from miniagent.agents_md import AGENTS_MD, AGENTS_MD_CAP, agents_md_files, read_agents_md
 
 from prefixlab.cache import calculator, composition
-from prefixlab.paths import LOADER_TREE, RECORDINGS
+from chapters.a6.paths import LOADER_TREE
+from prefixlab.paths import RECORDINGS
 from prefixlab.recording.format import load
 
 from ..agents_md_explorer import working_directories

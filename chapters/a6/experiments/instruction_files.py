@@ -1,11 +1,12 @@
 """Record T11, the experiment of lesson A6·1: where a human rule lives.
 
-    python -m prefixlab.record_t11 data/recordings/t11-smollm2-llamacpp
+    python -m prefixlab record a6-1 data/recordings/t11-smollm2-llamacpp
+    python -m prefixlab.record_t11 data/recordings/t11-smollm2-llamacpp     # the old name, still works
 
 The same human rule (``rule`` in ``data/t11/script.yml``) is given to miniagent in different
 places; everything else is T10's day 1 and day 2 with the scripted policy (every request goes to
 the real server, the assistant turns come from the script, the tools run on a fresh copy of
-``data/t11/repo``). Day 1 is compacted once (miniagent's ``Compactor``; the served model writes
+the toy repository). Day 1 is compacted once (miniagent's ``Compactor``; the served model writes
 the summary, the script does not). Variants, each on a fresh server (a new epoch):
 
 - ``message``: the rule is a paragraph of day 1's first user message; then day 2, a new session;
@@ -22,7 +23,6 @@ manifest's global order like every ``model_call``.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from miniagent.agents_md import read_agents_md
@@ -34,11 +34,10 @@ from miniagent.prompt import BASE_PROMPT
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
-from prefixlab.paths import T11_DIR
-
-from .format import write_manifest
-from .policy import ScriptedPolicy, load_script, load_tasks
-from .recorder import Recorder
+from chapters.a6.paths import T11_DIR
+from prefixlab.recording.policy import ScriptedPolicy
+from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "T11"
 GROUP = "frozen"  # the memory design of every T11 session (miniagent --mode)
@@ -102,21 +101,23 @@ class StampedModel:
 
 
 class T11Recorder(Recorder):
-    """T10's recorder with T11's script, variants and compaction."""
+    """T11: the rule in four places, day 1 compacted once, day 2 where the rule may survive."""
+
+    experiment = EXPERIMENT
+    script_file = T11_DIR / "script.yml"
+    tasks_file = T11_DIR / "tasks.yml"
+    repository = Repository(T11_DIR / "repo")
+    variants = VARIANTS
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):
         super().__init__(out, connect, restart, provenance, model_name, log)
-        self.script = load_script(T11_DIR / "script.yml")
-        self.tasks = load_tasks(T11_DIR / "tasks.yml")
-        self.manifest["experiment"] = EXPERIMENT
         self.manifest["rule"] = self.script["rule"]
 
     def fresh_copy(self, name: str, rule_in_agents_md: bool = False) -> tuple[Workspace, MemoryStore]:
-        root = self.work / name
-        shutil.copytree(T11_DIR / "repo", root / "repo")
+        workspace, memory = super().fresh_copy(name)
         if rule_in_agents_md:
-            add_rule_to_agents_md(root / "repo", self.script["rule"])
-        return Workspace(root / "repo"), MemoryStore(root / "home" / "MEMORY.md")
+            add_rule_to_agents_md(workspace.root, self.script["rule"])
+        return workspace, memory
 
     def run_session(self, variant: str, day: int, workspace: Workspace, memory: MemoryStore) -> Session:
         sid = f"{variant}-day{day}"
@@ -154,21 +155,16 @@ class T11Recorder(Recorder):
 
     def record(self, counterfactuals: bool = False, live: bool = False) -> dict:
         self.log(f"recording {EXPERIMENT} into {self.out}")
-        for i, variant in enumerate(VARIANTS):
-            if i:
-                self.epoch = self.restart(self.epoch)
-            self.log(f"variant {variant} (epoch {self.epoch})")
+        for variant in self.on_fresh_servers():
             workspace, memory = self.fresh_copy(variant, rule_in_agents_md=variant == "agents")
             self.run_session(variant, 1, workspace, memory)
             if variant in WITH_DAY2:
                 self.run_session(variant, 2, workspace, memory)
-        self.manifest["status"] = "complete"
-        write_manifest(self.out, self.manifest)
-        shutil.rmtree(self.work, ignore_errors=True)
-        return self.manifest
+        return self.finish()
 
 
-def main(argv=None) -> int:
-    from .recorder import record_on_course_server
+def main(argv=None, prog: str = "python -m prefixlab record a6-1") -> int:
+    return record_on_course_server(prog, __doc__, T11Recorder, argv)
 
-    return record_on_course_server("record_t11", __doc__, T11Recorder, argv)
+
+RECORDER = T11Recorder  # the experiment's recorder (prefixlab.recording.experiments)

@@ -18,9 +18,9 @@ from miniagent.retrieve_memory import RECALL_HEADER, split_recalled
 from prefixlab.cache import composition
 from prefixlab.cache.attribution import attribute
 from prefixlab.cache.tokenizer import load_template, load_tokenizer
-from prefixlab.paths import T14_DIR
+from chapters.a6.paths import T14_DIR
 from prefixlab.recording.format import load
-from prefixlab.recording.t14 import STRATEGIES, T14Recorder, load_notes, saved_memory
+from chapters.a6.experiments.memory_vs_retrieval import STRATEGIES, T14Recorder, load_notes, saved_memory
 
 SCRIPT = yaml.safe_load((T14_DIR / "script.yml").read_text(encoding="utf-8"))
 NOTES, LIMIT = load_notes()

@@ -1,6 +1,7 @@
 """Record T12, the experiment of lesson A6·3: dozens of skills -- all in the prompt, or an index?
 
-    python -m prefixlab.record_t12 data/recordings/t12-smollm2-llamacpp
+    python -m prefixlab record a6-3 data/recordings/t12-smollm2-llamacpp
+    python -m prefixlab.record_t12 data/recordings/t12-smollm2-llamacpp     # the old name, still works
 
 One task that needs one skill (``data/t12/tasks.yml``; the skill is ``needed_skill`` in
 ``data/t12/script.yml``), with the scripted policy: every request goes to the real server, the
@@ -38,11 +39,11 @@ from miniagent.session import Session
 from miniagent.skills import SKILL_FILE, SkillSet, parse_skill
 from miniagent.tools import Toolbox, Workspace
 
-from prefixlab.paths import CHAT_TEMPLATE, SKILLS, T12_DIR, TOKENIZER
-
-from .format import write_manifest
-from .policy import ScriptedPolicy, load_script, load_tasks
-from .recorder import Recorder
+from chapters.a6.paths import SKILLS, T12_DIR
+from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
+from prefixlab.recording.policy import ScriptedPolicy
+from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "T12"
 GROUP = "frozen"
@@ -99,21 +100,23 @@ class TokenCounter:
 
 
 class T12Recorder(Recorder):
-    """T10's recorder with T12's task, skills and variants."""
+    """T12: one task that needs one skill; every skill inline, an index, a skill added mid-session."""
+
+    experiment = EXPERIMENT
+    script_file = T12_DIR / "script.yml"
+    tasks_file = T12_DIR / "tasks.yml"
+    repository = Repository(T12_DIR / "repo")
+    variants = VARIANTS
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):
         super().__init__(out, connect, restart, provenance, model_name, log)
-        self.script = load_script(T12_DIR / "script.yml")
-        self.tasks = load_tasks(T12_DIR / "tasks.yml")
-        self.manifest["experiment"] = EXPERIMENT
         self.n_ctx = provenance["server"]["props"]["n_ctx"]
 
     def fresh_copy(self, name: str, skills: list[Path]) -> tuple[Workspace, MemoryStore, list[str]]:
-        root = self.work / name
-        shutil.rmtree(root, ignore_errors=True)
-        shutil.copytree(T12_DIR / "repo", root / "repo")
-        names = install_skills(root / "repo", skills)
-        return Workspace(root / "repo"), MemoryStore(root / "home" / "MEMORY.md"), names
+        shutil.rmtree(self.work / name, ignore_errors=True)  # a dry run may reuse a name
+        workspace, memory = super().fresh_copy(name)
+        names = install_skills(workspace.root, skills)
+        return workspace, memory, names
 
     def run(self, variant: str, skills: list[Path], model, name: str | None = None):
         """One session of ``variant`` on a fresh workspace; returns (session, names, policy)."""
@@ -163,10 +166,7 @@ class T12Recorder(Recorder):
         self.log(f"inline: {len(skills)} skills fit (largest request {self.dry_run['largest_request']} tokens; "
                  f"one more skill: {self.dry_run['one_more_skill']})")
         needed = self.script["needed_skill"]
-        for i, variant in enumerate(VARIANTS):
-            if i:
-                self.epoch = self.restart(self.epoch)
-            self.log(f"variant {variant} (epoch {self.epoch})")
+        for variant in self.on_fresh_servers():
             session, names, policy = self.run(variant, skills, self.model())
             assert needed in names, f"the needed skill {needed!r} is not in the set"
             info = {"id": f"{variant}-day1", "file": f"{variant}-day1.jsonl", "group": GROUP, "day": 1,
@@ -180,10 +180,7 @@ class T12Recorder(Recorder):
         self.manifest["skills"] = {"n_ctx": self.n_ctx, "pool": [str(p.relative_to(SKILLS)) for p in skill_pool()],
                                    "inline_subset": [str(p.relative_to(SKILLS)) for p in skills],
                                    "dry_run": self.dry_run}
-        self.manifest["status"] = "complete"
-        write_manifest(self.out, self.manifest)
-        shutil.rmtree(self.work, ignore_errors=True)
-        return self.manifest
+        return self.finish()
 
     def skill_added(self, variant: str) -> dict:
         """Which skill the agent writes, during which round, and the first request whose index has it."""
@@ -196,7 +193,8 @@ class T12Recorder(Recorder):
                 "first_request_with_it": write + 1}
 
 
-def main(argv=None) -> int:
-    from .recorder import record_on_course_server
+def main(argv=None, prog: str = "python -m prefixlab record a6-3") -> int:
+    return record_on_course_server(prog, __doc__, T12Recorder, argv)
 
-    return record_on_course_server("record_t12", __doc__, T12Recorder, argv)
+
+RECORDER = T12Recorder  # the experiment's recorder (prefixlab.recording.experiments)

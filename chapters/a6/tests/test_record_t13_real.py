@@ -14,7 +14,7 @@ import pytest
 
 from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
-from prefixlab.recording.t13 import SETUPS, SwitchRecorder
+from chapters.a6.experiments.session_tree import SETUPS, SwitchRecorder
 from prefixlab.recording.verify import check
 from real_server import record_on_fresh_server
 

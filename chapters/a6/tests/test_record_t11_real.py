@@ -13,7 +13,7 @@ import pytest
 
 from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
-from prefixlab.recording.t11 import T11Recorder
+from chapters.a6.experiments.instruction_files import T11Recorder
 from prefixlab.recording.verify import check
 from real_server import record_on_fresh_server
 

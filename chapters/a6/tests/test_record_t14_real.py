@@ -13,7 +13,7 @@ import pytest
 
 from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
-from prefixlab.recording.t14 import T14Recorder
+from chapters.a6.experiments.memory_vs_retrieval import T14Recorder
 from prefixlab.recording.verify import check
 from real_server import record_on_fresh_server
 

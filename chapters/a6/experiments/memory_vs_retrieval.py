@@ -1,6 +1,7 @@
 """Record T14, the experiment of side lesson A6·R: the whole memory file, or only what matches?
 
-    python -m prefixlab.record_t14 data/recordings/t14-smollm2-llamacpp
+    python -m prefixlab record a6-r data/recordings/t14-smollm2-llamacpp
+    python -m prefixlab.record_t14 data/recordings/t14-smollm2-llamacpp     # the old name, still works
 
 One session of four user requests (``data/t14/script.yml``) on a fresh copy of the fixture
 repository (``data/t10/repo``), with the 45 notes of ``data/t14/notes.yml`` saved beforehand
@@ -19,7 +20,6 @@ No note is written during the session, so the three strategies draw on the same 
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import yaml
@@ -31,11 +31,10 @@ from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
-from prefixlab.paths import T10_DIR, T14_DIR
-
-from .format import write_manifest
-from .policy import ScriptedPolicy, load_script
-from .recorder import Recorder
+from chapters.a6.paths import T10_DIR, T14_DIR
+from prefixlab.recording.policy import ScriptedPolicy
+from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "T14"
 STRATEGIES = ("frozen", "select", "retrieve")  # session ids = memory modes, recorded in this order
@@ -63,18 +62,20 @@ def injection_for(mode: str, agents_md: str, memory: MemoryStore, top_k: int) ->
 
 
 class T14Recorder(Recorder):
-    """T10's recorder with T14's script, notes and strategies."""
+    """T14: one session of four requests with 45 saved notes, under three memory strategies."""
+
+    experiment = EXPERIMENT
+    script_file = T14_DIR / "script.yml"
+    repository = Repository(T10_DIR / "repo")
+    variants = STRATEGIES
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):
         super().__init__(out, connect, restart, provenance, model_name, log)
-        self.script = load_script(T14_DIR / "script.yml")
         self.notes, self.char_limit = load_notes()
-        self.manifest["experiment"] = EXPERIMENT
 
     def fresh_copy(self, name: str) -> tuple[Workspace, MemoryStore]:
-        root = self.work / name
-        shutil.copytree(T10_DIR / "repo", root / "repo")
-        return Workspace(root / "repo"), saved_memory(root / "home" / "MEMORY.md", self.notes, self.char_limit)
+        workspace, _ = super().fresh_copy(name)
+        return workspace, saved_memory(self.work / name / "home" / "MEMORY.md", self.notes, self.char_limit)
 
     def run_strategy(self, mode: str) -> Session:
         workspace, memory = self.fresh_copy(mode)
@@ -99,18 +100,13 @@ class T14Recorder(Recorder):
 
     def record(self, counterfactuals: bool = False, live: bool = False) -> dict:
         self.log(f"recording {EXPERIMENT} into {self.out}")
-        for i, mode in enumerate(STRATEGIES):
-            if i:
-                self.epoch = self.restart(self.epoch)
-            self.log(f"strategy {mode} (epoch {self.epoch})")
+        for mode in self.on_fresh_servers(label="strategy"):
             self.run_strategy(mode)
-        self.manifest["status"] = "complete"
-        write_manifest(self.out, self.manifest)
-        shutil.rmtree(self.work, ignore_errors=True)
-        return self.manifest
+        return self.finish()
 
 
-def main(argv=None) -> int:
-    from .recorder import record_on_course_server
+def main(argv=None, prog: str = "python -m prefixlab record a6-r") -> int:
+    return record_on_course_server(prog, __doc__, T14Recorder, argv)
 
-    return record_on_course_server("record_t14", __doc__, T14Recorder, argv)
+
+RECORDER = T14Recorder  # the experiment's recorder (prefixlab.recording.experiments)

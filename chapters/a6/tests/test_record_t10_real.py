@@ -11,7 +11,8 @@ from prefixlab.cache.template import render_chat
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
 from prefixlab.recording.format import load, write_manifest
-from prefixlab.recording.recorder import Recorder, base_provenance, llama_server_provenance
+from chapters.a6.experiments.memory_timing import T10Recorder
+from prefixlab.recording.recorder import base_provenance, llama_server_provenance
 from prefixlab.recording.verify import check
 from prefixlab.serving.client import ServerClient
 
@@ -27,7 +28,7 @@ def recorded(tmp_path_factory):
     out = tmp_path_factory.mktemp("real") / "t10-short"
     with LlamaServer(port=free_port()) as server:
         provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER) | llama_server_provenance(server)
-        recorder = Recorder(out, lambda: server.openai_base_url, lambda e: e, provenance, "local")
+        recorder = T10Recorder(out, lambda: server.openai_base_url, lambda e: e, provenance, "local")
         workspace, memory = recorder.fresh_copy("refresh")
         recorder.run_day("refresh", 1, workspace, memory)
         recorder.manifest["status"] = "complete"

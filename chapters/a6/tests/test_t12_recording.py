@@ -10,7 +10,8 @@ import json
 import pytest
 
 from prefixlab.cache import calculator, composition
-from prefixlab.paths import RECORDINGS, SKILLS
+from chapters.a6.paths import SKILLS
+from prefixlab.paths import RECORDINGS
 
 T12 = RECORDINGS / "t12-smollm2-llamacpp"
 

@@ -1,7 +1,8 @@
 """Record T13, the experiment of lesson A6·4: the session is a tree.
 
-    python -m prefixlab.record_t13 OUT            # every recording, each into OUT/<name>
-    python -m prefixlab.record_t13 OUT --only t13-switch-two-slots
+    python -m prefixlab record a6-4 OUT            # every recording, each into OUT/<name>
+    python -m prefixlab record a6-4 OUT --only t13-switch-two-slots
+    python -m prefixlab.record_t13 OUT             # the old name, still works
 
 Every request goes to the course's llama-server (SmolLM2-135M); the assistant turns are scripted:
 T10's day 1 (``data/t10/script.yml``, on a fresh copy of ``data/t10/repo``) plus the branches in
@@ -28,8 +29,9 @@ T10's day 1 (``data/t10/script.yml``, on a fresh copy of ``data/t10/repo``) plus
 """
 from __future__ import annotations
 
+import argparse
 import json
-import shutil
+import sys
 import threading
 from pathlib import Path
 
@@ -41,11 +43,13 @@ from miniagent.prompt import BASE_PROMPT
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
-from prefixlab.paths import T13_DIR
-
-from .format import is_request, write_manifest
-from .policy import ScriptedPolicy, load_script
-from .recorder import Recorder
+from chapters.a6.paths import T10_DIR, T13_DIR
+from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
+from prefixlab.recording.format import is_request
+from prefixlab.recording.policy import ScriptedPolicy, load_script
+from prefixlab.recording.recorder import (Recorder, base_provenance, command_line, launch_llama_server,
+                                          run_recording)
+from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "T13"
 GROUP = "frozen"  # the memory design of every T13 session (miniagent --mode)
@@ -76,10 +80,15 @@ def branch_point(path: list[dict], after_round: int) -> str:
 class T13Recorder(Recorder):
     """The recorder shared by both experiments: T10's day 1, T13's branches."""
 
+    experiment = EXPERIMENT
+    script_file = T10_DIR / "script.yml"  # day 1 is T10's: its script, task and repository
+    tasks_file = T10_DIR / "tasks.yml"
+    repository = Repository(T10_DIR / "repo")
+    variants = NAMES
+
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):
-        super().__init__(out, connect, restart, provenance, model_name, log)  # T10's day 1 script and tasks
+        super().__init__(out, connect, restart, provenance, model_name, log)
         self.branches = load_script(T13_DIR / "script.yml")
-        self.manifest["experiment"] = EXPERIMENT
 
     def state_after(self, name: str, path: list[dict], after_round: int) -> tuple[Workspace, MemoryStore]:
         """A fresh copy of the repository and memory with the tool calls of rounds 1..after_round redone.
@@ -100,13 +109,6 @@ class T13Recorder(Recorder):
                     raise RuntimeError(f"{name}: redoing round {round_no}'s tool call gave another result "
                                        "than the recorded one; the branch would not start where its history says")
         return workspace, memory
-
-    def finish(self) -> dict:
-        self.manifest["status"] = "complete"
-        write_manifest(self.out, self.manifest)
-        shutil.rmtree(self.work, ignore_errors=True)
-        return self.manifest
-
 
 class ForkRecorder(T13Recorder):
     """``t13-forks-smollm2-llamacpp``: day 1, then a fork after every round, each on a server that just ran day 1."""
@@ -312,15 +314,8 @@ class SwitchRecorder(T13Recorder):
             self.log(f"  {sid}: prompt/cached {summary}")
 
 
-def main(argv=None) -> int:
-    import argparse
-    import sys
-
-    from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
-
-    from .recorder import base_provenance, launch_llama_server, run_recording
-
-    p = argparse.ArgumentParser(prog="python -m prefixlab.record_t13", description=__doc__.split("\n\n")[0])
+def main(argv=None, prog: str = "python -m prefixlab record a6-4") -> int:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path, help="directory to create; each recording goes into OUT/<name>")
     p.add_argument("--only", action="append", choices=NAMES, metavar="NAME",
                    help=f"record only this one (repeatable): {', '.join(NAMES)}")
@@ -333,8 +328,7 @@ def main(argv=None) -> int:
         p.error(f"{', '.join(taken)} exists; choose a new directory (recordings are never overwritten)")
     code = 0
     for name in names:
-        provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER, argv)
-        provenance["recorder"]["command"] = "python -m prefixlab.record_t13 " + " ".join(argv)
+        provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER, command_line(prog, argv))
         setup, flags = SETUPS.get(name, ("forks", []))
         server, restart = launch_llama_server(provenance, args.port, extra_args=flags)
         connect = lambda server=server: server.openai_base_url  # noqa: E731
@@ -342,5 +336,8 @@ def main(argv=None) -> int:
             recorder = ForkRecorder(args.out / name, connect, restart, provenance, "local")
         else:
             recorder = SwitchRecorder(args.out / name, connect, restart, provenance, "local", setup)
-        code = run_recording("record_t13", recorder, server) or code
+        code = run_recording(prog, recorder, server) or code
     return code
+
+
+RECORDER = T13Recorder  # the experiment's recorder (prefixlab.recording.experiments)

@@ -13,9 +13,9 @@ import yaml
 from fake_server import FakeChatServer, completion
 
 from miniagent.session import Session
-from prefixlab.paths import T10_DIR, T13_DIR
+from chapters.a6.paths import T10_DIR, T13_DIR
 from prefixlab.recording.format import load
-from prefixlab.recording.t13 import Baton, ForkRecorder, SwitchRecorder, TakingTurns, switch_schedule
+from chapters.a6.experiments.session_tree import Baton, ForkRecorder, SwitchRecorder, TakingTurns, switch_schedule
 
 DAY1 = yaml.safe_load((T10_DIR / "script.yml").read_text(encoding="utf-8"))["day1"]
 T13 = yaml.safe_load((T13_DIR / "script.yml").read_text(encoding="utf-8"))
@@ -176,7 +176,7 @@ def test_a_server_failing_mid_switch_stops_both_branches_and_marks_the_recording
 
 
 def test_the_command_never_overwrites_a_recording(tmp_path, capsys):
-    from prefixlab.recording.t13 import main
+    from chapters.a6.experiments.session_tree import main
 
     (tmp_path / "t13-switch-one-slot").mkdir()
     with pytest.raises(SystemExit):

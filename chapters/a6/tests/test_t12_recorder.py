@@ -17,9 +17,9 @@ from miniagent.skills import INDEX_INTRO, SKILLS_HEADER
 from prefixlab.cache import composition
 from prefixlab.cache.attribution import attribute, split_system_prompt
 from prefixlab.cache.tokenizer import load_template, load_tokenizer
-from prefixlab.paths import T12_DIR
+from chapters.a6.paths import T12_DIR
 from prefixlab.recording.format import load
-from prefixlab.recording.t12 import VARIANTS, T12Recorder, TokenCounter, skill_pool, variant_turns
+from chapters.a6.experiments.skills import VARIANTS, T12Recorder, TokenCounter, skill_pool, variant_turns
 
 SCRIPT = yaml.safe_load((T12_DIR / "script.yml").read_text(encoding="utf-8"))
 N_CTX = 8192

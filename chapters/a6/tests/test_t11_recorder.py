@@ -12,9 +12,9 @@ import pytest
 import yaml
 from fake_server import FakeChatServer, completion
 
-from prefixlab.paths import T11_DIR
+from chapters.a6.paths import T11_DIR
 from prefixlab.recording.format import load
-from prefixlab.recording.t11 import VARIANTS, T11Recorder
+from chapters.a6.experiments.instruction_files import VARIANTS, T11Recorder
 
 SCRIPT = yaml.safe_load((T11_DIR / "script.yml").read_text(encoding="utf-8"))
 RULE = SCRIPT["rule"]

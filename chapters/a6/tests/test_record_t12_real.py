@@ -15,7 +15,7 @@ from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
 from prefixlab.paths import RECORDINGS
 from prefixlab.recording.format import load
-from prefixlab.recording.t12 import T12Recorder, skill_pool
+from chapters.a6.experiments.skills import T12Recorder, skill_pool
 from prefixlab.recording.verify import check
 from real_server import record_on_fresh_server
 

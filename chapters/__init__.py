@@ -1,0 +1,1 @@
+"""Placeholder; the layout branch brings the real one."""
