@@ -1,7 +1,7 @@
 """``python -m prefixlab <verb>``: the course's instruments on one command line.
 
 Each verb runs one module's command; ``python -m prefixlab <verb> --help`` shows its options.
-The old module names (``python -m prefixlab.verify``, ``prefixlab.record_t10`` ...) still work.
+The old module names (``python -m prefixlab.verify``, the experiments' ``prefixlab.record_...``) still work.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def usage() -> str:
     lines = [f"  {verb:<{width}}  {line}" for verb, (_, line) in VERBS.items()]
     return ("usage: python -m prefixlab <verb> [options]\n\n课程的测量工具,一个命令行。\n\nverbs:\n" + "\n".join(lines)
             + "\n\npython -m prefixlab <verb> --help 显示该命令的选项;旧的模块名(python -m prefixlab.verify、"
-              "prefixlab.record_t10 等)仍然可用。\n")
+              "各实验的 prefixlab.record_... 等)仍然可用。\n")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""data/skills/hermes-manifest.json and the script that makes it (scripts/hermes_skills_manifest.py).
+"""data/a6/skills/hermes-manifest.json and the script that makes it (scripts/hermes_skills_manifest.py).
 
 The shipped manifest must agree with the texts stored next to it and with miniagent's index; the
 script must give the same rows from a git copy of a repository (a tiny one made here).

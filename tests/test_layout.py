@@ -32,7 +32,7 @@ NOT_YET_REHOUSED = {
     "prefixlab/presenting/lab/__init__.py", "prefixlab/presenting/lab/instruction_files.py",
     "prefixlab/presenting/lab/retrieval.py", "prefixlab/presenting/lab/session_tree.py",
     "prefixlab/presenting/lab/skills.py", "prefixlab/presenting/lab/state.py",
-    "prefixlab/presenting/labels.py", "prefixlab/presenting/recall.py",
+    "prefixlab/presenting/lab/widgets.py", "prefixlab/presenting/labels.py", "prefixlab/presenting/recall.py",
     "prefixlab/presenting/report.py", "prefixlab/presenting/rewind.py", "prefixlab/presenting/rule_placement.py",
     "prefixlab/presenting/session_tree_figures.py", "prefixlab/presenting/skills_figures.py",
     "prefixlab/presenting/strategy_figures.py",
@@ -91,7 +91,7 @@ def test_prefixlab_imports_no_chapter_package():
 
 def test_prefixlab_names_no_lesson_or_experiment():
     # T10 ... T14, A6 (A6·1, a6-2, a6_r ...): the chapters' names, not the instruments'.
-    lesson = re.compile(r"(?<![\w])(T1[0-4]|t1[0-4](?=[-_ ./])|A6|a6(?=[-_·]))")
+    lesson = re.compile(r"(?<![A-Za-z0-9])(T1[0-4]|t1[0-4]|A6|a6)(?![0-9])")
     offenders = [f"{rel(path)}:{i}: {line.strip()}" for _, path in modules() if rel(path) not in NOT_YET_REHOUSED
                  for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if lesson.search(line)]
     assert not offenders, "\n".join(offenders)
@@ -186,8 +186,8 @@ def commands_in_use() -> tuple[set[str], set[str], set[str]]:
         modules_ |= set(re.findall(r'run_module\(\s*\\?"prefixlab\.([a-z_0-9]+)', text))
         modules_ |= set(re.findall(r'\\?"prefixlab\.([a-z_0-9]+)\\?", ', text))  # run_module("prefixlab.x", ...)
         verbs |= set(re.findall(r"python -m prefixlab ([a-z-]+)", text))
-        names |= set(re.findall(r"python -m prefixlab record ([a-z0-9-]+)", text))
-        names |= set(re.findall(r"make record EXP=([a-z0-9-]+)", text))
+        names |= set(re.findall(r"python -m prefixlab record ([a-z0-9][a-z0-9-]*)", text))
+        names |= set(re.findall(r"make record EXP=([a-z0-9][a-z0-9-]*)", text))
     for manifest in ROOT.glob("data/recordings/*/manifest.json"):
         command = json.loads(manifest.read_text(encoding="utf-8"))["provenance"]["recorder"]["command"]
         modules_ |= set(re.findall(r"python -m prefixlab\.([a-z_0-9]+)", command))

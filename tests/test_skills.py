@@ -18,7 +18,9 @@ from miniagent.tools import Toolbox, Workspace
 
 from fake_server import FakeChatServer, completion
 
-OURS = Path(__file__).resolve().parents[1] / "data" / "skills" / "ours"
+from chapters.a6.paths import SKILLS
+
+OURS = SKILLS / "ours"
 
 
 def write_skill(root: Path, folder: str, text: str) -> Path:

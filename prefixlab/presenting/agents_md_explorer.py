@@ -1,12 +1,12 @@
 """Lesson A6·1's loader explorer: which AGENTS.md files miniagent loads, in what order, where the cap cuts.
 
     from prefixlab.presenting import agents_md_explorer as ex
-    explorer = ex.explore()          # data/loader-tree, every working directory, every cap in CAPS
+    explorer = ex.explore()          # data/a6/loader-tree, every working directory, every cap in CAPS
     print(ex.tree_text(explorer))    # the tree, with the size of every AGENTS.md
     ex.loader_figure(explorer)       # one bar per working directory; a slider moves the cap
 
 Everything comes from running miniagent's own ``read_agents_md`` on a copy of the fixture tree
-(``data/loader-tree``, with a ``.git`` marker at its top so the copy is the repository root):
+(``data/a6/loader-tree``, with a ``.git`` marker at its top so the copy is the repository root):
 the segment of each file is found in the text the agent would put in its prompt, and for every
 cap the capped text is checked to be that text cut where the explorer says, plus the marker.
 The figure is interactive without a kernel: the slider switches precomputed bar lengths.

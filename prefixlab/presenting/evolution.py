@@ -5,7 +5,7 @@
     lessons_view()               # the chapter's lessons in order (the landing page)
     next_lesson("a6-1")          # the lesson after A6·1: Lesson(label, title, page)
 
-The data is ``data/a6-evolution.yml`` (its header documents the fields and the query language).
+The data is ``data/a6/evolution.yml`` (its header documents the fields and the query language).
 Every number on the map is computed here, from a recording under ``data/recordings/``, by the
 query its evidence entry states; nothing on the map is typed. ``evolution_map`` also glues each
 number under its evidence name (MyST-NB ``glue``), so a lesson's prose can cite the same value.

@@ -3,7 +3,7 @@
     python -m prefixlab record a6-1 data/recordings/t11-smollm2-llamacpp
     python -m prefixlab.record_t11 data/recordings/t11-smollm2-llamacpp     # the old name, still works
 
-The same human rule (``rule`` in ``data/t11/script.yml``) is given to miniagent in different
+The same human rule (``rule`` in ``data/a6/t11/script.yml``) is given to miniagent in different
 places; everything else is T10's day 1 and day 2 with the scripted policy (every request goes to
 the real server, the assistant turns come from the script, the tools run on a fresh copy of
 the toy repository). Day 1 is compacted once (miniagent's ``Compactor``; the served model writes
@@ -35,6 +35,7 @@ from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
 from chapters.a6.paths import T11_DIR
+from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
 from prefixlab.recording.recorder import Recorder, record_on_course_server
 from prefixlab.recording.repository import Repository
@@ -106,7 +107,7 @@ class T11Recorder(Recorder):
     experiment = EXPERIMENT
     script_file = T11_DIR / "script.yml"
     tasks_file = T11_DIR / "tasks.yml"
-    repository = Repository(T11_DIR / "repo")
+    repository = Repository(TOY_REPO)
     variants = VARIANTS
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):

@@ -36,7 +36,7 @@ from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
 from chapters.a6.paths import T10_DIR
-from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
+from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER, TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
 from prefixlab.recording.recorder import (Recorder, base_provenance, command_line, launch_llama_server,
                                           run_recording)
@@ -54,7 +54,7 @@ class T10Recorder(Recorder):
     experiment = EXPERIMENT
     script_file = T10_DIR / "script.yml"
     tasks_file = T10_DIR / "tasks.yml"
-    repository = Repository(T10_DIR / "repo")
+    repository = Repository(TOY_REPO)
     variants = ("refresh", "frozen")  # the main groups; LATER_GROUPS come after the rest
 
     def run_day(self, group: str, day: int, workspace: Workspace, memory: MemoryStore) -> Session:

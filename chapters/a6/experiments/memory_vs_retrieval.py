@@ -3,8 +3,8 @@
     python -m prefixlab record a6-r data/recordings/t14-smollm2-llamacpp
     python -m prefixlab.record_t14 data/recordings/t14-smollm2-llamacpp     # the old name, still works
 
-One session of four user requests (``data/t14/script.yml``) on a fresh copy of the fixture
-repository (``data/t10/repo``), with the 45 notes of ``data/t14/notes.yml`` saved beforehand
+One session of four user requests (``data/a6/t14/script.yml``) on a fresh copy of the fixture
+repository (``data/toy-repo``), with the 45 notes of ``data/a6/t14/notes.yml`` saved beforehand
 through ``MemoryStore.add`` (so its limits and checks apply). Scripted policy as in T10/T11:
 every request goes to the real server, the assistant turns come from the script, the tools run
 for real. The same session three times, each on a fresh server (a new epoch), under one memory
@@ -31,7 +31,8 @@ from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
-from chapters.a6.paths import T10_DIR, T14_DIR
+from chapters.a6.paths import T14_DIR
+from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
 from prefixlab.recording.recorder import Recorder, record_on_course_server
 from prefixlab.recording.repository import Repository
@@ -66,7 +67,7 @@ class T14Recorder(Recorder):
 
     experiment = EXPERIMENT
     script_file = T14_DIR / "script.yml"
-    repository = Repository(T10_DIR / "repo")
+    repository = Repository(TOY_REPO)
     variants = STRATEGIES
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):

@@ -5,8 +5,8 @@
     python -m prefixlab.record_t13 OUT             # the old name, still works
 
 Every request goes to the course's llama-server (SmolLM2-135M); the assistant turns are scripted:
-T10's day 1 (``data/t10/script.yml``, on a fresh copy of ``data/t10/repo``) plus the branches in
-``data/t13/script.yml``. All sessions use memory mode ``frozen`` (group ``frozen``).
+T10's day 1 (``data/a6/t10/script.yml``, on a fresh copy of ``data/toy-repo``) plus the branches in
+``data/a6/t13/script.yml``. All sessions use memory mode ``frozen`` (group ``frozen``).
 
 ``t13-forks-smollm2-llamacpp``: does a fork reuse the prefix it shares with the original?
   Day 1 runs once (session ``day1``, 10 rounds). Then, for every round r = 1 .. 9, a fork goes
@@ -44,7 +44,7 @@ from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
 
 from chapters.a6.paths import T10_DIR, T13_DIR
-from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
+from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER, TOY_REPO
 from prefixlab.recording.format import is_request
 from prefixlab.recording.policy import ScriptedPolicy, load_script
 from prefixlab.recording.recorder import (Recorder, base_provenance, command_line, launch_llama_server,
@@ -83,7 +83,7 @@ class T13Recorder(Recorder):
     experiment = EXPERIMENT
     script_file = T10_DIR / "script.yml"  # day 1 is T10's: its script, task and repository
     tasks_file = T10_DIR / "tasks.yml"
-    repository = Repository(T10_DIR / "repo")
+    repository = Repository(TOY_REPO)
     variants = NAMES
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):

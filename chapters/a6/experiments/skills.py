@@ -3,11 +3,12 @@
     python -m prefixlab record a6-3 data/recordings/t12-smollm2-llamacpp
     python -m prefixlab.record_t12 data/recordings/t12-smollm2-llamacpp     # the old name, still works
 
-One task that needs one skill (``data/t12/tasks.yml``; the skill is ``needed_skill`` in
-``data/t12/script.yml``), with the scripted policy: every request goes to the real server, the
-assistant turns come from the script, the tools run on a fresh copy of ``data/t12/repo`` whose
-``skills/`` folder the recorder fills. The skills are ours (``data/skills/ours``) and, after
-them, the Hermes skills stored in ``data/skills/hermes`` (the smallest ones, smallest first).
+One task that needs one skill (``data/a6/t12/tasks.yml``; the skill is ``needed_skill`` in
+``data/a6/t12/script.yml``), with the scripted policy: every request goes to the real server, the
+assistant turns come from the script, the tools run on a fresh copy of the toy repository with
+``data/a6/t12/repo-overlay`` copied over it (a CHANGELOG and its check), whose ``skills/`` folder
+the recorder fills. The skills are ours (``data/a6/skills/ours``) and, after
+them, the Hermes skills stored in ``data/a6/skills/hermes`` (the smallest ones, smallest first).
 
 Variants, each on a fresh server (a new epoch), each one session:
 
@@ -39,8 +40,8 @@ from miniagent.session import Session
 from miniagent.skills import SKILL_FILE, SkillSet, parse_skill
 from miniagent.tools import Toolbox, Workspace
 
-from chapters.a6.paths import SKILLS, T12_DIR
-from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER
+from chapters.a6.paths import SKILLS, T12_DIR, T12_OVERLAY
+from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER, TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
 from prefixlab.recording.recorder import Recorder, record_on_course_server
 from prefixlab.recording.repository import Repository
@@ -105,7 +106,7 @@ class T12Recorder(Recorder):
     experiment = EXPERIMENT
     script_file = T12_DIR / "script.yml"
     tasks_file = T12_DIR / "tasks.yml"
-    repository = Repository(T12_DIR / "repo")
+    repository = Repository(TOY_REPO, (T12_OVERLAY,))
     variants = VARIANTS
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):

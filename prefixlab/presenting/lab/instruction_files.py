@@ -4,7 +4,7 @@
     print(requests.describe("message-day1", 9))  # one request: parts, the rule, hit, break, text
     RequestApp(requests)                         # ipywidgets: pick a variant and a request
 
-    loader = LoaderLab()                         # a temporary copy of data/loader-tree (with .git)
+    loader = LoaderLab()                         # a temporary copy of data/a6/loader-tree (with .git)
     print(loader.describe("services/api", 1024)) # what miniagent loads from there under that cap
     LoaderApp(loader)                            # ipywidgets: directory, cap, and edit any AGENTS.md
 
