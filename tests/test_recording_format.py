@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
+from chapters.a6.experiments.memory_timing import T10Recorder
 from prefixlab.paths import CHAT_TEMPLATE, RECORDINGS, TOKENIZER
 from prefixlab.recording.format import RecordingError, load
-from chapters.a6.experiments.memory_timing import T10Recorder
 from prefixlab.recording.recorder import base_provenance
 
 from fake_server import FakeChatServer, completion
