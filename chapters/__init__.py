@@ -1,1 +1,1 @@
-"""Placeholder; the layout branch brings the real one."""
+"""The course's chapters: one package per chapter (its lesson code, experiments and tests)."""

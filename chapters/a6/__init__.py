@@ -1,1 +1,1 @@
-"""Placeholder; the layout branch brings the real one."""
+"""Chapter A6, memory and sessions: its experiments (``experiments/``), its data paths (``paths``) and tests."""
