@@ -54,52 +54,24 @@ lab: install
 server: install
 	$(BIN)/python -m prefixlab.server start
 
-# Re-record everything on this machine (builds llama-server if needed; ~5 min), check it
-# token by token, and compare its numbers with the shipped recording.
-RECORD_DIR ?= _build/recordings/t10-$(shell date +%Y%m%d-%H%M%S)
+# Re-record an experiment on this machine (builds llama-server if needed), check every recording
+# it makes token by token and compare its numbers with the shipped one(s):
+#   make record EXP=a6-2      (python -m prefixlab record --list shows the experiments and their times)
+EXP ?= a6-2
+RECORD_DIR ?= _build/recordings/$(EXP)-$(shell date +%Y%m%d-%H%M%S)
 record: install
-	$(BIN)/python -m prefixlab.record_t10 $(RECORD_DIR)
-	$(BIN)/python -m prefixlab.verify $(RECORD_DIR)
-	$(BIN)/python -m prefixlab.compare data/recordings/t10-smollm2-llamacpp $(RECORD_DIR)
+	$(BIN)/python -m prefixlab record $(EXP) $(RECORD_DIR)
+	$(BIN)/python -m prefixlab record --check $(EXP) $(RECORD_DIR)
 
-# Re-record T11 (lesson A6·1: where a human rule lives; four variants, each on a fresh server,
-# about 6 minutes), check it token by token and compare it with the shipped recording.
-T11_RECORD_DIR ?= _build/recordings/t11-$(shell date +%Y%m%d-%H%M%S)
-record-t11: install
-	$(BIN)/python -m prefixlab.record_t11 $(T11_RECORD_DIR)
-	$(BIN)/python -m prefixlab.verify $(T11_RECORD_DIR)
-	$(BIN)/python -m prefixlab.compare data/recordings/t11-smollm2-llamacpp $(T11_RECORD_DIR)
-
-# Re-record T14 (side lesson A6·R: the whole memory file, or only the notes a request matches;
-# about 8 minutes), check it token by token and compare it with the shipped recording.
-T14_RECORD_DIR ?= _build/recordings/t14-$(shell date +%Y%m%d-%H%M%S)
-record-t14: install
-	$(BIN)/python -m prefixlab.record_t14 $(T14_RECORD_DIR)
-	$(BIN)/python -m prefixlab.verify $(T14_RECORD_DIR)
-	$(BIN)/python -m prefixlab.compare data/recordings/t14-smollm2-llamacpp $(T14_RECORD_DIR)
-
-# Re-record T12 (lesson A6·3: skills inline or an index read on demand, and a skill added
-# mid-session with the index in the stable or the volatile band; four variants, each on a fresh
-# server; the inline one fills the context window, so allow 10-20 minutes on 2 cores), check it
-# token by token and compare it with the shipped recording.
-T12_RECORD_DIR ?= _build/recordings/t12-$(shell date +%Y%m%d-%H%M%S)
-record-t12: install
-	$(BIN)/python -m prefixlab.record_t12 $(T12_RECORD_DIR)
-	$(BIN)/python -m prefixlab.verify $(T12_RECORD_DIR)
-	$(BIN)/python -m prefixlab.compare data/recordings/t12-smollm2-llamacpp $(T12_RECORD_DIR)
-
-# Re-record T13 (lesson A6·4: the session is a tree; a fork after every round of day 1, and two
-# branches taking turns under four server setups, each on fresh servers; about 10 minutes), check
-# each recording token by token and compare it with the shipped one.
-T13_RECORD_DIR ?= _build/recordings/t13-$(shell date +%Y%m%d-%H%M%S)
-T13_NAMES = t13-forks-smollm2-llamacpp t13-switch-one-slot t13-switch-host-cache t13-switch-two-slots \
-	t13-switch-two-slots-lru
-record-t13: install
-	$(BIN)/python -m prefixlab.record_t13 $(T13_RECORD_DIR)
-	for name in $(T13_NAMES); do \
-		$(BIN)/python -m prefixlab.verify $(T13_RECORD_DIR)/$$name && \
-		$(BIN)/python -m prefixlab.compare data/recordings/$$name $(T13_RECORD_DIR)/$$name || exit 1; \
-	done
+# The older per-experiment targets, kept as thin aliases.
+record-t11:
+	$(MAKE) record EXP=a6-1
+record-t12:
+	$(MAKE) record EXP=a6-3
+record-t13:
+	$(MAKE) record EXP=a6-4
+record-t14:
+	$(MAKE) record EXP=a6-r
 
 clean:
 	rm -rf _build

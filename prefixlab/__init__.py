@@ -2,7 +2,8 @@
 
     paths        where things are in the repository (data/, recordings, tokenizer, prices, ...)
     serving      the real model server: build and run llama-server, one HTTP client for it
-    recording    what was sent to a server and what it answered: recorder, format, verify, compare
+    recording    what was sent to a server and what it answered: recorder, format, verify, compare,
+                 the registry of the chapters' experiments
     cache        from a recorded request to what a prefix cache serves: tokenizer, template,
                  attribution, the cache rules, calculator, counterfactuals, prices
     presenting   what the book, the labs and the command line show: charts, swimlane, the lab,
@@ -11,7 +12,13 @@
 One exception to the order: ``recording.verify`` re-tokenizes with ``cache.tokenizer``.
 Import the module you need, e.g. ``from prefixlab.cache import calculator``.
 
-The modules at this level besides ``paths`` are entry points only: ``python -m prefixlab.server``,
-``record_t10``, ``record_t11``, ``verify``, ``compare``, ``report``, ``gguf_tokenizer``,
-``tokenizer_fixtures`` (the names the README, the Makefile and the recordings use).
+One command line, ``python -m prefixlab <verb>`` (``__main__``): ``server``, ``record NAME``,
+``verify``, ``compare``, ``report``, ``gguf-tokenizer``, ``tokenizer-fixtures``; ``--help`` lists them.
+The other modules at this level besides ``paths`` are entry points only, the older names that
+the README, data/ and the recordings use: ``python -m prefixlab.server``, ``verify``, ``compare``,
+``report``, ``gguf_tokenizer``, ``tokenizer_fixtures``, and the ``record_...`` aliases of the
+chapters' experiments (each runs the experiment that registered it).
+
+prefixlab holds no lesson or experiment: the chapters (``chapters/<chapter>``) hold them and
+register their experiments (``recording.experiments``).
 """

@@ -1,11 +1,13 @@
-"""``python -m prefixlab.record_t10``: record the T10 experiment against a real server.
-
-The command lives in ``prefixlab.recording.recorder``; this entry point keeps the short
-name that the README, the Makefile and the recordings use.
-"""
+"""An old command name, kept because recordings store the command that made them: it runs the
+experiment that registered this name as its ``alias`` (``python -m prefixlab record --list``)."""
 import sys
 
-from prefixlab.recording.recorder import main
+from prefixlab.recording.experiments import run_alias
+
+
+def main(argv=None) -> int:
+    return run_alias(__spec__.name, argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

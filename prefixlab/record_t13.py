@@ -1,8 +1,13 @@
-"""``python -m prefixlab.record_t13``: record T13 (lesson A6·4, the session is a tree) against
-the course's llama-server. The command lives in ``prefixlab.recording.t13``."""
+"""An old command name, kept because recordings store the command that made them: it runs the
+experiment that registered this name as its ``alias`` (``python -m prefixlab record --list``)."""
 import sys
 
-from prefixlab.recording.t13 import main
+from prefixlab.recording.experiments import run_alias
+
+
+def main(argv=None) -> int:
+    return run_alias(__spec__.name, argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,8 +1,13 @@
-"""``python -m prefixlab.record_t14``: record T14 (side lesson A6·R, the whole memory file or only
-what matches) against the course's llama-server. The command lives in ``prefixlab.recording.t14``."""
+"""An old command name, kept because recordings store the command that made them: it runs the
+experiment that registered this name as its ``alias`` (``python -m prefixlab record --list``)."""
 import sys
 
-from prefixlab.recording.t14 import main
+from prefixlab.recording.experiments import run_alias
+
+
+def main(argv=None) -> int:
+    return run_alias(__spec__.name, argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

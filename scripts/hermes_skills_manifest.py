@@ -1,4 +1,4 @@
-"""Make data/skills/hermes-manifest.json: every SKILL.md Hermes Agent ships at a pinned commit.
+"""Make data/a6/skills/hermes-manifest.json: every SKILL.md Hermes Agent ships at a pinned commit.
 
     python scripts/hermes_skills_manifest.py GIT_DIR [--commit SHA] [--out FILE] [--store-window TOKENS]
 
@@ -14,7 +14,7 @@ as it would sit in a prompt), and the tokens of its line in miniagent's skills i
 default description cap). A file miniagent cannot parse is kept with ``"error"`` and no tokens
 of an index line.
 
-``--store-window TOKENS`` also copies texts into data/skills/hermes/ (with Hermes's LICENSE; the
+``--store-window TOKENS`` also copies texts into data/a6/skills/hermes/ (with Hermes's LICENSE; the
 licence must be MIT): the smallest skills, smallest first, as long as their tokens add up to at
 most TOKENS. Those are the ones a recording can inline into a prompt of that window; the rest are
 only counted.
@@ -32,14 +32,15 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
+from chapters.a6.paths import SKILLS  # noqa: E402
 from miniagent.skills import DESCRIPTION_CAP, SKILL_FILE, SkillFileError, index_entry, parse_skill  # noqa: E402
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids  # noqa: E402
-from prefixlab.paths import DATA, TOKENIZER  # noqa: E402
+from prefixlab.paths import TOKENIZER  # noqa: E402
 
 PIN = "88d1d6206f399c134d1f4c0b7db27733aaa3c50c"  # the Hermes commit data/citations.yml cites
 UPSTREAM = "NousResearch/hermes-agent"
-OUT = DATA / "skills" / "hermes-manifest.json"
-TEXTS = DATA / "skills" / "hermes"
+OUT = SKILLS / "hermes-manifest.json"
+TEXTS = SKILLS / "hermes"
 
 
 def git(git_dir: Path, *args: str) -> bytes:
@@ -127,7 +128,7 @@ def main(argv=None) -> int:
     p.add_argument("--commit", default=PIN, help="commit to read (default: the course's pin %(default)s)")
     p.add_argument("--out", type=Path, default=OUT, help="manifest to write (default: %(default)s)")
     p.add_argument("--store-window", type=int, metavar="TOKENS",
-                   help="also copy the smallest skills that add up to at most TOKENS into data/skills/hermes/")
+                   help="also copy the smallest skills that add up to at most TOKENS into data/a6/skills/hermes/")
     args = p.parse_args(argv)
     manifest, files = build(args.git_dir, args.commit)
     if args.store_window:

@@ -8,6 +8,7 @@ from miniagent.agents_md import AGENTS_MD_CAP, agents_md_files, find_repo_root, 
 from miniagent.modes import for_mode
 from miniagent.memory import MemoryStore
 from miniagent.prompt import BASE_PROMPT
+from prefixlab.paths import TOY_REPO
 
 ROOT = Path(__file__).resolve().parents[1]
 T10_RECORDING = ROOT / "data" / "recordings" / "t10-smollm2-llamacpp" / "refresh-day1.jsonl"
@@ -27,8 +28,8 @@ def _tree(tmp_path, files: dict[str, str | bytes], git=True) -> Path:
 
 
 def test_a_single_agents_md_gives_the_recorded_t10_system_prompt_byte_for_byte(tmp_path):
-    # The recorder ran on a copy of data/t10/repo in a temporary directory (no .git above it): do the same.
-    repo = shutil.copytree(ROOT / "data" / "t10" / "repo", tmp_path / "repo")
+    # The recorder ran on a copy of data/toy-repo in a temporary directory (no .git above it): do the same.
+    repo = shutil.copytree(TOY_REPO, tmp_path / "repo")
     provider = for_mode("refresh", BASE_PROMPT, read_agents_md(repo), MemoryStore(tmp_path / "MEMORY.md"))
     first_call = next(e for e in map(json.loads, T10_RECORDING.read_text(encoding="utf-8").splitlines())
                       if e["type"] == "model_call")

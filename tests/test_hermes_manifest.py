@@ -1,4 +1,4 @@
-"""data/skills/hermes-manifest.json and the script that makes it (scripts/hermes_skills_manifest.py).
+"""data/a6/skills/hermes-manifest.json and the script that makes it (scripts/hermes_skills_manifest.py).
 
 The shipped manifest must agree with the texts stored next to it and with miniagent's index; the
 script must give the same rows from a git copy of a repository (a tiny one made here).
@@ -13,7 +13,8 @@ import pytest
 
 from miniagent.skills import DESCRIPTION_CAP, index_entry, parse_skill
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
-from prefixlab.paths import REPO_ROOT, SKILLS
+from chapters.a6.paths import SKILLS
+from prefixlab.paths import REPO_ROOT
 
 MANIFEST = json.loads((SKILLS / "hermes-manifest.json").read_text(encoding="utf-8"))
 spec = importlib.util.spec_from_file_location("hermes_skills_manifest", REPO_ROOT / "scripts" / "hermes_skills_manifest.py")

@@ -4,9 +4,10 @@ import shutil
 
 import pytest
 
+from chapters.a6.experiments.memory_timing import T10Recorder
 from prefixlab.paths import CHAT_TEMPLATE, RECORDINGS, TOKENIZER
 from prefixlab.recording.format import RecordingError, load
-from prefixlab.recording.recorder import Recorder, base_provenance
+from prefixlab.recording.recorder import base_provenance
 
 from fake_server import FakeChatServer, completion
 
@@ -24,7 +25,7 @@ def recorded(tmp_path_factory):
     provenance["server"], provenance["model"] = {"kind": "external", "flags": []}, {"name": "fake"}
     with FakeChatServer(_reply) as srv:
         epochs = []
-        recorder = Recorder(out, lambda: srv.url, lambda e: epochs.append(e) or e + 1, provenance, "fake",
+        recorder = T10Recorder(out, lambda: srv.url, lambda e: epochs.append(e) or e + 1, provenance, "fake",
                             log=lambda line: None)
         recorder.record()
     return out
@@ -191,7 +192,7 @@ def test_a_server_failing_mid_recording_leaves_an_incomplete_recording(tmp_path)
     provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER)
     provenance["server"], provenance["model"] = {"kind": "external", "flags": []}, {"name": "fake"}
     with FakeChatServer(flaky) as srv:
-        recorder = Recorder(out, lambda: srv.url, lambda e: e + 1, provenance, "fake", log=lambda line: None)
+        recorder = T10Recorder(out, lambda: srv.url, lambda e: e + 1, provenance, "fake", log=lambda line: None)
         recorder.max_retries = 1
         with pytest.raises(ModelError, match="HTTP 503"):
             recorder.record()
@@ -204,7 +205,7 @@ def test_a_server_failing_mid_recording_leaves_an_incomplete_recording(tmp_path)
 
 
 def test_the_record_command_marks_a_failed_recording_incomplete_and_exits_1(tmp_path, capsys):
-    from prefixlab.recording import recorder
+    from chapters.a6.experiments import memory_timing
 
     served = []
 
@@ -214,7 +215,7 @@ def test_the_record_command_marks_a_failed_recording_incomplete_and_exits_1(tmp_
 
     out = tmp_path / "t10"
     with FakeChatServer(flaky) as srv:
-        code = recorder.main([str(out), "--server-url", srv.url, "--model", "fake",
+        code = memory_timing.main([str(out), "--server-url", srv.url, "--model", "fake",
                               "--no-counterfactuals", "--no-live"])
     assert code == 1
     assert "marked incomplete" in capsys.readouterr().err

@@ -19,7 +19,9 @@ from miniagent.variants.inline_skills import inline
 
 from fake_server import FakeChatServer, completion
 
-OURS = Path(__file__).resolve().parents[1] / "data" / "skills" / "ours"
+from chapters.a6.paths import SKILLS
+
+OURS = SKILLS / "ours"
 
 
 def write_skill(root: Path, folder: str, text: str) -> Path:

@@ -16,7 +16,11 @@
   ``skills``              A6·3: skills' cost, the skills loader, a request with a skill added
   ``session_tree``        A6·4: the T13 session tree, branch switching, a sandbox session
   ``retrieval``           A6·R: ask the notes anything, see what BM25 picks
-``tests``       the chapter's tests (its pages, figures, exercises and labs)
+``experiments`` the lessons' recorded experiments, registered as ``a6-1`` … ``a6-r`` (``python -m prefixlab
+                record NAME``), one module per lesson: ``instruction_files`` (T11), ``memory_timing`` (T10),
+                ``skills`` (T12), ``session_tree`` (T13), ``memory_vs_retrieval`` (T14)
+``paths``       where the chapter's data is (data/a6/: scripts, tasks, notes, recall set, loader tree, skills)
+``tests``       the chapter's tests (its pages, figures, exercises, labs and recorders)
 
 Course-wide tools (the evolution map component, the calculator lab, the book helpers) are in
 ``prefixlab.presenting``; the chapter's group names are data (``data/a6/groups.yml``).

@@ -1,7 +1,7 @@
 """The prefix-cache calculator: recorded requests in, per-request cache accounting out.
 
     from prefixlab.cache import calculator
-    rec = calculator.load_recording("data/recordings/t10-smollm2-llamacpp")
+    rec = calculator.load_recording("data/recordings/<name>")
     rows = calculator.analyze(rec)                         # the recorded server's rule
     rows = calculator.analyze(rec, "anthropic", model="claude-haiku-4-5", breakpoints=["memory_header"])
     calculator.as_dicts(rows)                               # plain dicts, for plots and tables

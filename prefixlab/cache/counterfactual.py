@@ -14,8 +14,8 @@ with by miniagent's own MemoryStore, and put into the prompt by miniagent's Syst
 (``note_system``). The same group's next-day session starts with that text when nothing else was
 written; ``next_day_system`` gives it as a cross-check.
 
-This mirrors how ``prefixlab.record_t10`` recorded the measured counterfactuals (each k on a
-restarted server, i.e. its own epoch starting empty), so for every recorded k the built requests
+This mirrors how the memory-timing experiment's recorder recorded the measured counterfactuals
+(each k on a restarted server, i.e. its own epoch starting empty), so for every recorded k the built requests
 must be token-identical to the recorded ones, and the prediction must equal the measurement.
 """
 from __future__ import annotations

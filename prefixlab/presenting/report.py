@@ -1,6 +1,6 @@
 """Print the calculator's per-request table for a recording.
 
-    python -m prefixlab.report data/recordings/t10-smollm2-llamacpp
+    python -m prefixlab.report data/recordings/<recording>
     python -m prefixlab.report REC --session refresh-day1 --text          # with the text around each break
     python -m prefixlab.report REC --rule anthropic --model claude-haiku-4-5 --breakpoint memory_header
     python -m prefixlab.report REC --model claude-sonnet-4-5             # + cost per request, refresh vs frozen

@@ -1,6 +1,6 @@
 """Compare two recordings request by request: did a re-recording reproduce the shipped numbers?
 
-    python -m prefixlab.compare data/recordings/t10-smollm2-llamacpp _build/recordings/t10-new
+    python -m prefixlab.compare data/recordings/<name> _build/recordings/<a new recording of it>
 """
 from __future__ import annotations
 

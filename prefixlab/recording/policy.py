@@ -1,10 +1,10 @@
 """A scripted policy: real requests to a real server, assistant turns from a script.
 
 SmolLM2-135M cannot drive a coding task, so for the controlled runs the
-*choices* come from ``data/t10/script.yml``. Every request still goes to the
-real server and its answer (usage, cached tokens, timings) is recorded; only
-the assistant message appended to the history is the script's. Every group
-uses the same script, so they differ in one variable: where and when memory reaches the prompt.
+*choices* come from an experiment's script (a YAML file of assistant turns). Every request still
+goes to the real server and its answer (usage, cached tokens, timings) is recorded; only the
+assistant message appended to the history is the script's. The variants of an experiment share
+one script, so they differ only in what the experiment varies.
 """
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ import yaml
 
 from miniagent.model import ChatModel, ModelReply
 
-from prefixlab.paths import T10_DIR
 
-
-def load_script(path: Path = T10_DIR / "script.yml") -> dict:
+def load_script(path: Path) -> dict:
+    """An experiment's script: its scripted assistant turns and settings (YAML)."""
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def load_tasks(path: Path = T10_DIR / "tasks.yml") -> dict:
+def load_tasks(path: Path) -> dict:
+    """An experiment's task texts (YAML): the user messages its sessions start with."""
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 

@@ -1,7 +1,7 @@
 """Re-render and re-tokenize every recorded request offline and compare with the server.
 
     python -m prefixlab.verify                 # every recording under data/recordings/
-    python -m prefixlab.verify data/recordings/t10-smollm2-llamacpp
+    python -m prefixlab.verify data/recordings/<name>
 
 For each request: render ``messages`` + ``tools`` with the recorded chat template
 (the way the server does), tokenize with the recorded model's tokenizer, and

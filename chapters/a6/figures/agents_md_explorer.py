@@ -1,12 +1,12 @@
 """Lesson A6·1's loader explorer: which AGENTS.md files miniagent loads, in what order, where the cap cuts.
 
     from chapters.a6.figures import agents_md_explorer as ex
-    explorer = ex.explore()          # data/loader-tree, every working directory, every cap in CAPS
+    explorer = ex.explore()          # data/a6/loader-tree, every working directory, every cap in CAPS
     print(ex.tree_text(explorer))    # the tree, with the size of every AGENTS.md
     ex.loader_figure(explorer)       # one bar per working directory; a slider moves the cap
 
 Everything comes from running miniagent's own ``read_agents_md`` on a copy of the fixture tree
-(``data/loader-tree``, with a ``.git`` marker at its top so the copy is the repository root):
+(``data/a6/loader-tree``, with a ``.git`` marker at its top so the copy is the repository root):
 the segment of each file is found in the text the agent would put in its prompt, and for every
 cap the capped text is checked to be that text cut where the explorer says, plus the marker.
 The figure is interactive without a kernel: the slider switches precomputed bar lengths.
@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 
 from miniagent.agents_md import AGENTS_MD, AGENTS_MD_CAP, agents_md_files, read_agents_md
 
-from prefixlab.paths import LOADER_TREE
+from chapters.a6.paths import LOADER_TREE
 
 CAPS = (256, 512, 768, 1024, 1536, 2048, AGENTS_MD_CAP)  # bytes; the last one is miniagent's default
 FILE_COLORS = ["#2563eb", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04"]  # one per AGENTS.md

@@ -1,11 +1,11 @@
 """The recall test of side lesson A6·R: which needed notes does a request carry, at what cost?
 
     from chapters.a6.figures import recall
-    notes, tasks = recall.load_recall_set()          # data/t14/notes.yml, data/recall/tasks.yml
+    notes, tasks = recall.load_recall_set()          # data/a6/t14/notes.yml, data/a6/recall/tasks.yml
     rows = recall.measure(ks=range(1, 11))           # one Row per strategy x k x task
     recall.summary(rows)                             # per strategy and k: mean recall, tokens
 
-For each request of the small hand-labelled set (data/recall/README.md says how it was made)
+For each request of the small hand-labelled set (data/a6/recall/README.md says how it was made)
 and each strategy, the notes the request would carry are worked out with miniagent's own code:
 
     frozen    every note (the whole memory file; k does not apply)
@@ -33,7 +33,8 @@ from miniagent.variants.retrieve_memory import with_recalled
 from miniagent.variants.select_memory import NO_MATCH
 
 from prefixlab.cache.tokenizer import load_tokenizer
-from prefixlab.paths import RECALL_DIR, REPO_ROOT
+from chapters.a6.paths import RECALL_DIR
+from prefixlab.paths import REPO_ROOT
 
 STRATEGIES = ("frozen", "select", "retrieve")
 RECALL_SET = RECALL_DIR / "tasks.yml"
@@ -94,7 +95,7 @@ def _yaml(path: Path) -> dict:
 
 
 def load_notes(path: Path) -> dict[str, str]:
-    """id -> text of a notes file (data/t14/notes.yml), in file order."""
+    """id -> text of a notes file (data/a6/t14/notes.yml), in file order."""
     data = _yaml(path)
     notes: dict[str, str] = {}
     for i, note in enumerate(data.get("notes") or []):

@@ -1,7 +1,7 @@
 """Lesson A6·3's figures: what dozens of skills cost in the prompt, and where a new one breaks the prefix.
 
     from chapters.a6.figures import skills as sf
-    m = sf.load_manifest()                       # data/skills/hermes-manifest.json (every SKILL.md at the Hermes pin)
+    m = sf.load_manifest()                       # data/a6/skills/hermes-manifest.json (every SKILL.md at the Hermes pin)
     curve = sf.count_curve(m, base_tokens=600)   # n = 0..N skills, shortest first: inline vs index tokens
     sf.largest_fitting(curve, window=8192)       # how many whole skill texts fit in the served window
     sf.skills_count_figure(m, window=8192, price=pricing.model_price("claude-opus-5"), base_tokens=600)
@@ -24,10 +24,10 @@ import plotly.graph_objects as go
 
 from prefixlab.cache import calculator
 from prefixlab.cache.pricing import MTOK, ModelPrice
-from prefixlab.paths import DATA
+from chapters.a6.paths import SKILLS
 from prefixlab.recording.format import Recording
 
-MANIFEST = DATA / "skills" / "hermes-manifest.json"
+MANIFEST = SKILLS / "hermes-manifest.json"
 # Description caps other projects use, in characters, each quoted on its citation card
 # (data/citations.yml; tests/test_skills_figures.py checks every value against that card's quote).
 CITED_CAPS = {

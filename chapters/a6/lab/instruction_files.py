@@ -4,7 +4,7 @@
     print(requests.describe("message-day1", 9))  # one request: parts, the rule, hit, break, text
     RequestApp(requests)                         # ipywidgets: pick a variant and a request
 
-    loader = LoaderLab()                         # a temporary copy of data/loader-tree (with .git)
+    loader = LoaderLab()                         # a temporary copy of data/a6/loader-tree (with .git)
     print(loader.describe("services/api", 1024)) # what miniagent loads from there under that cap
     LoaderApp(loader)                            # ipywidgets: directory, cap, and edit any AGENTS.md
 
@@ -21,7 +21,8 @@ from pathlib import Path
 from miniagent.agents_md import AGENTS_MD, AGENTS_MD_CAP, agents_md_files, read_agents_md
 
 from prefixlab.cache import calculator, composition
-from prefixlab.paths import LOADER_TREE, RECORDINGS
+from chapters.a6.paths import LOADER_TREE
+from prefixlab.paths import RECORDINGS
 from prefixlab.recording.format import load
 
 from ..figures.agents_md_explorer import working_directories

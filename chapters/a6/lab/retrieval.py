@@ -1,6 +1,6 @@
 """Side lesson A6·R's lab (labs/a6/memory-retrieval.ipynb): ask the T14 notes anything, see what BM25 picks.
 
-    lab = RetrievalLab()                                  # data/t14/notes.yml and the recall set
+    lab = RetrievalLab()                                  # data/a6/t14/notes.yml and the recall set
     print(lab.describe("Add Kelvin support", k=5))        # the picks, their scores and shared words,
                                                           # the memory block as miniagent writes it
     print(lab.describe(lab.task("verify-change").text))   # a labelled request: needed notes found / missed

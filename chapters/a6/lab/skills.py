@@ -4,7 +4,7 @@
     print(count.describe(20, cap=60))        # 20 skills (shortest first): inline vs index tokens, price, window
     CountApp(count)                          # ipywidgets: drag n and the description cap
 
-    folder = FolderLab()                     # a temporary copy of data/skills/ours
+    folder = FolderLab()                     # a temporary copy of data/a6/skills/ours
     folder.write("my-skill", "---\\nname: my-skill\\n...")
     print(folder.describe())                 # the index miniagent builds, its tokens, and what it could not load
     FolderApp(folder)                        # ipywidgets: edit or add a SKILL.md and see the index change
@@ -28,14 +28,15 @@ from miniagent.variants.inline_skills import inline as inline_skills
 
 from prefixlab.cache import calculator, pricing
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
-from prefixlab.paths import DATA, RECORDINGS, TOKENIZER
+from chapters.a6.paths import SKILLS
+from prefixlab.paths import RECORDINGS, TOKENIZER
 from prefixlab.recording.format import load
 
 from ..exercises import a6_3 as exercises_a63
 from ..figures import skills as sf
 from prefixlab.presenting.lab.app import WidgetApp
 
-OURS = DATA / "skills" / "ours"
+OURS = SKILLS / "ours"
 T12 = RECORDINGS / "t12-smollm2-llamacpp"
 WINDOW = 8192        # the course server's context window (-c 8192); the lesson reads it from the recording
 PRICE_MODEL = "claude-sonnet-5-5"
@@ -104,7 +105,7 @@ class CountApp(WidgetApp):
 
 
 class FolderLab:
-    """miniagent's skills loader on a folder you can edit (a temporary copy of data/skills/ours by default)."""
+    """miniagent's skills loader on a folder you can edit (a temporary copy of data/a6/skills/ours by default)."""
 
     def __init__(self, path: Path | str | None = None):
         if path is None:

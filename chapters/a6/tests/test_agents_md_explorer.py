@@ -1,4 +1,4 @@
-"""Lesson A6·1's loader explorer over data/loader-tree: what miniagent loads from each directory."""
+"""Lesson A6·1's loader explorer over data/a6/loader-tree: what miniagent loads from each directory."""
 import pytest
 
 from miniagent.agents_md import AGENTS_MD_CAP

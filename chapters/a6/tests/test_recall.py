@@ -8,7 +8,7 @@ from miniagent.memory import MemoryStore
 from miniagent.variants.retrieve_memory import Retrieve
 from miniagent.variants.select_memory import Select
 
-from prefixlab.paths import RECALL_DIR, T14_DIR
+from chapters.a6.paths import RECALL_DIR, T14_DIR
 from chapters.a6.figures import recall
 
 
@@ -87,12 +87,12 @@ def _set(tmp_path, text):
 
 
 @pytest.mark.parametrize("body, message", [
-    ("notes: data/t14/notes.yml\ntasks:\n  - {id: a, text: x, needs: [no-such-note]}\n", "unknown note ids"),
-    ("notes: data/t14/notes.yml\ntasks:\n  - {id: a, text: x, needs: []}\n", "needs must list"),
-    ("notes: data/t14/notes.yml\ntasks:\n  - {id: a, text: x, needs: [rankine]}\n"
+    ("notes: data/a6/t14/notes.yml\ntasks:\n  - {id: a, text: x, needs: [no-such-note]}\n", "unknown note ids"),
+    ("notes: data/a6/t14/notes.yml\ntasks:\n  - {id: a, text: x, needs: []}\n", "needs must list"),
+    ("notes: data/a6/t14/notes.yml\ntasks:\n  - {id: a, text: x, needs: [rankine]}\n"
      "  - {id: a, text: y, needs: [rankine]}\n", "used twice"),
-    ("notes: data/t14/notes.yml\ntasks: []\n", "no tasks"),
-    ("notes: data/t14/missing.yml\ntasks: []\n", "cannot read"),
+    ("notes: data/a6/t14/notes.yml\ntasks: []\n", "no tasks"),
+    ("notes: data/a6/t14/missing.yml\ntasks: []\n", "cannot read"),
     ("tasks: [\n", "not valid YAML"),
     ("- a list\n", "mapping"),
 ])

@@ -23,7 +23,8 @@ from ..labels import GROUP_LABELS, KIND_LABELS
 from ..report import group_costs, recorded_rule
 from . import render
 
-DEFAULT_RECORDING = RECORDINGS / "t10-smollm2-llamacpp"
+# Which shipped recording the calculator opens first is data, not code (data/recordings/DEFAULT).
+DEFAULT_RECORDING = RECORDINGS / (RECORDINGS / "DEFAULT").read_text(encoding="utf-8").strip()
 DEFAULT_MODEL = "claude-sonnet-4-6"  # minimum 1,024 tokens: our prompts (1-2.5k tokens) can be cached
 PRICE_RULE = "anthropic"  # the lab's prices are Claude's, so costs are always computed under Claude's cache
 TERM_LABELS = {

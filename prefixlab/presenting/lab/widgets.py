@@ -23,7 +23,7 @@ class CalculatorApp(WidgetApp):
         self.lab = lab or CalculatorLab()
         style, wide = {"description_width": "7em"}, w.Layout(width="36em")
         self.recording = w.Dropdown(description="录制", style=style, layout=wide)
-        self.path = w.Text(placeholder="或输入任意录制目录,例如 data/recordings/my-t10", layout=w.Layout(width="28em"))
+        self.path = w.Text(placeholder="或输入任意录制目录,例如 data/recordings/my-recording", layout=w.Layout(width="28em"))
         self.open_button = w.Button(description="打开", icon="folder-open")
         self.error = w.HTML()
         self.session = w.Dropdown(description="会话", style=style, layout=wide)
