@@ -29,8 +29,8 @@ machine the empty run can take half a millisecond ("0.001s"). The replay pins th
 the test's own interpreter first on PATH, so ``python`` in a tool call is the course's Python
 (runtime.txt: 3.11, as in the recordings; 3.12's unittest says "NO TESTS RAN" instead of "OK").
 
-Which recorder made which recording is decided in one place, ``recorder_for``: re-point it when
-the recorders move. A recording that cannot be replayed goes into ``CANNOT_REPLAY`` with the
+Which recorder made which recording is asked of the registered experiments (``recorder_for``).
+A recording that cannot be replayed goes into ``CANNOT_REPLAY`` with the
 reason (an explicit xfail); none is skipped silently.
 """
 from __future__ import annotations
@@ -53,29 +53,18 @@ CANNOT_REPLAY: dict[str, str] = {}  # recording name -> why it cannot be replaye
 
 
 def recorder_for(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call. The one place that knows where the recorders live."""
-    from prefixlab.recording.recorder import Recorder
-    from prefixlab.recording.t11 import T11Recorder
-    from prefixlab.recording.t12 import T12Recorder
-    from prefixlab.recording.t13 import ForkRecorder, SwitchRecorder
-    from prefixlab.recording.t14 import T14Recorder
+    """The recorder that made ``recording`` and its ``record`` options: asked of the registered
+    experiment whose recorder records the manifest's ``experiment`` (each experiment module has
+    ``replay_recorder``)."""
+    from prefixlab.recording.experiments import experiments
 
-    manifest = recording.manifest
-    args = (out, connect, restart, recording.provenance, "local")
-    kinds = {s["kind"] for s in manifest["sessions"]}
-    experiment = manifest["experiment"]
-    if experiment == "T10":  # --no-counterfactuals / --no-live leave those sessions out
-        return Recorder(*args, log=log), {"counterfactuals": "counterfactual" in kinds, "live": "live" in kinds}
-    if experiment == "T13":
-        if "setup" in manifest:
-            return SwitchRecorder(*args, manifest["setup"], log=log), {}
-        return ForkRecorder(*args, log=log), {}
-    recorders = {"T11": T11Recorder, "T12": T12Recorder, "T14": T14Recorder}
-    if experiment not in recorders:
-        raise AssertionError(f"{recording.path.name}: no recorder known for experiment {experiment!r}; "
-                             "add it to recorder_for (or to CANNOT_REPLAY with the reason)")
-    return recorders[experiment](*args, log=log), {}
+    wanted = recording.manifest["experiment"]
+    for experiment in experiments().values():
+        module = experiment.load()
+        if module.RECORDER.experiment == wanted:
+            return module.replay_recorder(recording, out, connect, restart, log)
+    raise AssertionError(f"{recording.path.name}: no registered experiment records {wanted!r}; "
+                         "register it (or add it to CANNOT_REPLAY with the reason)")
 
 
 def as_sent(request: dict) -> str:

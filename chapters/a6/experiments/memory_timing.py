@@ -194,3 +194,13 @@ def main(argv=None, prog: str = "python -m prefixlab record a6-2") -> int:
 
 
 RECORDER = T10Recorder  # the experiment's recorder (prefixlab.recording.experiments)
+
+
+def replay_recorder(recording, out, connect, restart, log):
+    """The recorder that made ``recording``, built as its command line builds it, and the options of
+    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
+    recorded answers."""
+    kinds = {s["kind"] for s in recording.manifest["sessions"]}
+    recorder = T10Recorder(out, connect, restart, recording.provenance, "local", log=log)
+    # --no-counterfactuals / --no-live leave those sessions out
+    return recorder, {"counterfactuals": "counterfactual" in kinds, "live": "live" in kinds}

@@ -341,3 +341,13 @@ def main(argv=None, prog: str = "python -m prefixlab record a6-4") -> int:
 
 
 RECORDER = T13Recorder  # the experiment's recorder (prefixlab.recording.experiments)
+
+
+def replay_recorder(recording, out, connect, restart, log):
+    """The recorder that made ``recording``, built as its command line builds it, and the options of
+    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
+    recorded answers."""
+    args = (out, connect, restart, recording.provenance, "local")
+    if "setup" in recording.manifest:
+        return SwitchRecorder(*args, recording.manifest["setup"], log=log), {}
+    return ForkRecorder(*args, log=log), {}

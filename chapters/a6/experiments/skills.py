@@ -200,3 +200,10 @@ def main(argv=None, prog: str = "python -m prefixlab record a6-3") -> int:
 
 
 RECORDER = T12Recorder  # the experiment's recorder (prefixlab.recording.experiments)
+
+
+def replay_recorder(recording, out, connect, restart, log):
+    """The recorder that made ``recording``, built as its command line builds it, and the options of
+    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
+    recorded answers."""
+    return T12Recorder(out, connect, restart, recording.provenance, "local", log=log), {}

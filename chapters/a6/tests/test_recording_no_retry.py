@@ -19,7 +19,8 @@ from miniagent.session import Session
 from prefixlab.recording import chat_client
 from prefixlab.recording.chat_client import RecordingChatModel, RequestUnanswered
 from prefixlab.recording.format import is_request, load
-from prefixlab.recording.recorder import Recorder, main, run_recording
+from chapters.a6.experiments.memory_timing import T10Recorder as Recorder, main
+from prefixlab.recording.recorder import run_recording
 
 STALLED = 2  # the third request is the one that misbehaves (the first two are answered)
 PROVENANCE = {"server": {"kind": "external", "flags": []}, "model": {"name": "fake"},
