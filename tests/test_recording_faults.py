@@ -245,3 +245,28 @@ def test_verify_with_a_tokenizer_that_does_not_exist(capsys):
     with pytest.raises(SystemExit) as exit_info:
         verify.main([str(SHIPPED), "--tokenizer", "nope.json"])
     assert exit_info.value.code == 2 and "--tokenizer nope.json: no such file" in capsys.readouterr().err
+
+
+# -- more of what a new user meets -------------------------------------------------------------------
+
+def test_an_entry_id_that_is_not_a_string(rec, capsys):
+    edit_entry(rec, 4, lambda e: e.__setitem__("id", ["x"]))
+    commands_refuse(rec, capsys, "switch.jsonl:4", "field id should be a string")
+
+
+def test_an_entry_id_used_twice(rec, capsys):
+    path = rec / "switch.jsonl"
+    last = len(path.read_text(encoding="utf-8").splitlines())
+    edit_entry(rec, last, lambda e: e.__setitem__("id", "343912015f20"))  # the last entry has no children
+    commands_refuse(rec, capsys, f"switch.jsonl:{last}", "field id", "'343912015f20' is already on line 3")
+
+
+def test_an_empty_session_file(rec, capsys):
+    (rec / "switch.jsonl").write_text("", encoding="utf-8")
+    commands_refuse(rec, capsys, "sessions[0]", "field file", "switch.jsonl is empty")
+
+
+def test_an_incomplete_recording_says_why_it_stopped(rec, capsys):
+    edit_manifest(rec, lambda m: m.update(status="incomplete", error="ModelError: HTTP 503"))
+    message = commands_refuse(rec, capsys, "'incomplete', not complete", "ModelError: HTTP 503")
+    assert "allow_incomplete=True" in message  # how to read it anyway, from Python

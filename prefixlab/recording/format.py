@@ -215,8 +215,10 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
     manifest_path = path / "manifest.json"
     manifest = _read_manifest(path)
     if manifest["status"] != "complete" and not allow_incomplete:
-        raise RecordingError(f"{path}: this recording is {manifest['status']!r}, not complete "
-                             "(it stopped before the end); re-record it or pass allow_incomplete=True")
+        why = f": {manifest['error']}" if manifest.get("error") else ""
+        raise RecordingError(f"{path}: this recording is {manifest['status']!r}, not complete (it stopped before "
+                             f"the end{why}); re-record it, or read what it holds from Python with "
+                             "load(path, allow_incomplete=True)")
 
     if manifest["status"] == "complete" and not manifest["sessions"]:
         raise RecordingError(f"{manifest_path}: field sessions: a complete recording needs at least one session")
@@ -306,14 +308,20 @@ def _read_session_files(path: Path, manifest: dict) -> dict[str, Session]:
         file, where = info["file"], f"{manifest_path}: sessions[{i}] ({info['id']!r})"
         if file not in files:
             file_path = path / file
-            if not file_path.is_file():
+            if not file_path.exists():
                 raise RecordingError(f"{where}: field file: {file} does not exist in {path}")
+            if not file_path.is_file():
+                raise RecordingError(f"{where}: field file: {file} in {path} is not a file")
             try:
                 files[file] = Session.open(file_path)
             except SessionFileError as err:
                 raise RecordingError(str(err)) from None
             except OSError as err:
                 raise RecordingError(f"{file_path}: cannot read session file ({err.strerror})") from None
+            except TypeError:  # an id or parentId that cannot be a key (a list, an object)
+                raise RecordingError(_bad_id(file_path)) from None
+            if not files[file].entries:
+                raise RecordingError(f"{where}: field file: {file} is empty (no session entries)")
             if files[file].dropped and manifest["status"] == "complete":
                 raise RecordingError(f"{file_path}: {files[file].dropped}, but the manifest says complete")
             _check_entries(files[file], file_path)
@@ -322,11 +330,26 @@ def _read_session_files(path: Path, manifest: dict) -> dict[str, Session]:
     return files
 
 
+def _bad_id(file_path: Path) -> str:
+    """The message for the first entry whose id or parentId is neither a string nor null."""
+    for line, text in enumerate(file_path.read_bytes().split(b"\n"), start=1):
+        try:
+            entry = json.loads(text)
+        except ValueError:
+            continue
+        for key in ("id", "parentId"):
+            value = entry.get(key) if isinstance(entry, dict) else None
+            if not isinstance(value, (str, type(None))):
+                return f"{file_path}:{line}: field {key} should be a string, got {_json_type(value)}"
+    return f"{file_path}: an entry's id or parentId is not a string"
+
+
 def _check_entries(session: Session, file_path: Path) -> None:
     """Every entry has a type (and a whole-number round if any); no id is used twice."""
     lines: dict[str, int] = {}
     for line, entry in enumerate(session.entries, start=1):
         where = f"{file_path}:{line}"
+        _field(entry, "id", (str,), "the entry's id", where)
         if entry["id"] in lines:
             raise RecordingError(f"{where}: field id: entry {entry['id']!r} is already on line {lines[entry['id']]}")
         lines[entry["id"]] = line
