@@ -129,7 +129,8 @@ def check_row(key: str, row, where: str, provider: str) -> None:
         prices = ["base_input", "output"]
         for term, value in _mapping(row.get("multipliers") or {}, "multipliers", where).items():
             if term not in MULTIPLIERS:
-                raise PriceTableError(f"{where}: field multipliers.{term}: unknown term (known: {', '.join(MULTIPLIERS)})")
+                raise PriceTableError(f"{where}: field multipliers.{term}: unknown term "
+                                      f"(known: {', '.join(MULTIPLIERS)})")
             _positive(value, f"multipliers.{term}", where, "multiplier")
     else:
         _require(row, ("input", "cached_input"), where)

@@ -17,7 +17,8 @@ same requests are replayed under that cloud rule for the cost column (and the ou
 Cloud rules see a day pass between recorded days (--between-days auto); local rules keep the
 recorded clock, because a running llama-server keeps its cache whatever the time.
 Exit codes: 0 fine; 1 the recorded server's rule disagrees with a measurement; 2 bad input
-(unknown rule, model, session or block, k out of range, a recording that fails validation).
+(unknown rule, model, session or block, a model of another provider than --rule, k out of range,
+a recording or price table that fails validation: the message names the file, line or model, and field).
 """
 from __future__ import annotations
 

@@ -8,10 +8,14 @@ A recording is a directory::
 A request is a ``model_call`` entry, or a ``compaction`` entry whose summary a model wrote (it
 keeps that summary request's ``request`` and ``response``; see ``miniagent/compaction.py``).
 The order matters because a server's prompt cache is shared by every session
-that talks to it. ``manifest.json`` is validated against ``data/recordings/schema.json``;
-every ``model_call`` entry is checked field by field. Errors name the file, the
-line and the field. A recording whose status is not ``complete`` is refused
-unless the caller asks for incomplete ones explicitly.
+that talks to it. ``manifest.json`` is validated against ``data/recordings/schema.json``,
+then every field the code reads and the schema leaves open (the chat template's text, the
+tokenizer's path, the server's flags, ...); every session file must exist, every entry have a
+type and a unique id, every session's leaf be an entry of its file, every request in ``order``
+lie on its session's path, once; every request entry is checked field by field. Each problem
+is one error naming the file, the line (or sessions[i] / order[i]) and the field, and what was
+expected. A recording whose status is not ``complete`` is refused unless the caller asks for
+incomplete ones explicitly.
 
 The format is described for people in ``data/recordings/FORMAT.md``.
 """

@@ -41,9 +41,8 @@ def recorded_ids(recording: Recording, tokenizer=None) -> list[list[int]]:
             ids.append(prompt_token_ids(template, tokenizer, c.request["messages"], c.request.get("tools")))
         except ChatRequestError as err:  # a request the server would not have taken
             raise RecordingError(f"{recording.path}: order[{c.seq}] (session {c.session}, round {c.round}, "
-                                 f"entry {c.entry_id}): the chat template (manifest.json field provenance.chat_template.text) "
-                                 f"cannot render this request "
-                                 f"({err})") from None
+                                 f"entry {c.entry_id}): the chat template (manifest.json field "
+                                 f"provenance.chat_template.text) cannot render this request ({err})") from None
     return ids
 
 
