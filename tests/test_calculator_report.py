@@ -87,7 +87,7 @@ def test_invalid_recording_is_refused_and_left_alone(tmp_path, capsys):
     assert code == 2 and "field order/0: 'epoch' is a required property" in err
     assert digest(bad) == before
     assert report.main([str(tmp_path / "missing")]) == 2
-    assert "missing: no such directory" in capsys.readouterr().err
+    assert "not a recording" in capsys.readouterr().err
 
 
 def test_runs_as_a_module():

@@ -20,4 +20,4 @@ def test_a_recording_equals_itself_and_a_changed_count_is_found(tmp_path, capsys
     assert len(diffs) == 1 and diffs[0].startswith("frozen-day2 round 1")
     assert main([str(shipped), str(copy)]) == 1
     assert main([str(shipped), str(tmp_path / "nope")]) == 2
-    assert "nope: no such directory" in capsys.readouterr().err
+    assert "no manifest.json" in capsys.readouterr().err

@@ -172,7 +172,7 @@ def test_a_truncated_line_in_the_middle(rec, capsys):
 # -- the directory ------------------------------------------------------------------------------------
 
 def test_a_directory_that_does_not_exist(tmp_path, capsys):
-    commands_refuse(tmp_path / "nope", capsys, "nope", "no such directory")
+    commands_refuse(tmp_path / "nope", capsys, "nope", "the directory does not exist")
 
 
 def test_an_empty_directory(tmp_path, capsys):

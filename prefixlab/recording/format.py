@@ -268,7 +268,7 @@ def _read_manifest(path: Path) -> dict:
     """manifest.json of the recording directory ``path``: UTF-8, JSON, the schema, the provenance."""
     manifest_path = path / "manifest.json"
     if not path.exists():
-        raise RecordingError(f"{path}: no such directory")
+        raise RecordingError(f"{path}: not a recording (no manifest.json: the directory does not exist)")
     if not path.is_dir():
         raise RecordingError(f"{path}: is a file; give the recording itself, the directory that holds manifest.json")
     if not manifest_path.is_file():
