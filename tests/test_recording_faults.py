@@ -270,3 +270,9 @@ def test_an_incomplete_recording_says_why_it_stopped(rec, capsys):
     edit_manifest(rec, lambda m: m.update(status="incomplete", error="ModelError: HTTP 503"))
     message = commands_refuse(rec, capsys, "'incomplete', not complete", "ModelError: HTTP 503")
     assert "allow_incomplete=True" in message  # how to read it anyway, from Python
+
+
+def test_a_truncated_last_line_in_a_complete_recording(rec, capsys):
+    path = rec / "switch.jsonl"
+    path.write_bytes(path.read_bytes()[:-40])  # an interrupted copy
+    commands_refuse(rec, capsys, "switch.jsonl", "dropped an incomplete last line", "the manifest says complete")

@@ -113,7 +113,7 @@ def pricing_rule(rule: str, model: str) -> tuple[str, str | None]:
     provider = rules.get(rule).PROVIDER
     if provider is not None and provider != price.provider:  # two wishes that contradict each other
         raise BadInput(f"--model {model} is an {price.provider} model, cached under rule {price.rule}; --rule {rule} "
-                       f"is {provider}'s cache: use --rule {price.rule}, or a {provider} model "
+                       f"is {provider}'s cache: use --rule {price.rule}, or an {provider} model "
                        f"({', '.join(pricing.known_models(provider)[:3])}, ...)")
     if rules.get(rule).PROVIDER is None:
         return price.rule, (f"costs: the same requests replayed under rule {price.rule} ({price.name}'s cache); "
