@@ -95,3 +95,23 @@ def test_runs_as_a_module():
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "0 differ" in done.stdout
+
+
+def test_a_breakpoint_on_a_tool_block(capsys):
+    # the block names of tools hold a colon: tool:read_file, with or without a TTL after it
+    for spec in ("tool:read_file", "tool:read_file:1h"):
+        code, out, err = run(capsys, "--rule", "anthropic", "--breakpoint", spec, "--session", "refresh-day1")
+        assert code == 0, err
+
+
+def test_a_model_of_another_provider_than_the_rule(capsys):
+    code, out, err = run(capsys, "--rule", "anthropic", "--model", "gpt-5-4")
+    assert code == 2 and "Traceback" not in err
+    assert "gpt-5-4 is an openai model" in err and "--rule openai" in err
+    code, out, err = run(capsys, "--rule", "openai", "--model", "claude-haiku-4-5")
+    assert code == 2 and "claude-haiku-4-5 is an anthropic model" in err and "--rule anthropic" in err
+
+
+def test_a_model_of_the_same_provider_switches_scheme_and_says_so(capsys):
+    code, out, _ = run(capsys, "--rule", "openai", "--model", "gpt-6-2-sol", "--session", "refresh-day1")
+    assert code == 0 and "caches under rule openai-breakpoints, not openai" in out

@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import date
 from functools import lru_cache
 
-import yaml
-
 from prefixlab.paths import PRICES
+
+from .price_table import read_minimums, read_table
 
 PROVIDERS = ("anthropic", "openai")
 FAMILY_PREFIX = {"anthropic": "claude-", "openai": "gpt-"}
@@ -34,12 +34,7 @@ def load_table(provider: str) -> dict:
     """The price table of one provider, as written in its YAML file."""
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}; known providers: {', '.join(PROVIDERS)}")
-    path = PRICES / f"{provider}.yml"
-    with open(path, encoding="utf-8") as f:
-        table = yaml.safe_load(f)
-    if not isinstance(table, dict) or "models" not in table or "source" not in table:
-        raise ValueError(f"{path} is not a price table (needs 'source' and 'models')")
-    return table
+    return read_table(PRICES / f"{provider}.yml", provider)  # checked: a bad price names file, model, field
 
 
 def guess_provider(name: str) -> str | None:
@@ -113,9 +108,7 @@ def stale_tables(today: date | None = None, max_age_days: int = 90) -> list[str]
 @lru_cache(maxsize=None)
 def anthropic_minimums() -> dict[str, dict[str, int]]:
     """Anthropic's minimum cacheable prompt length per model, per dated table (newest first)."""
-    with open(PRICES / "anthropic-minimums.yml", encoding="utf-8") as f:
-        tables = yaml.safe_load(f)["tables"]
-    return {str(date_): dict(t["models"]) for date_, t in tables.items() if t.get("models")}
+    return read_minimums(PRICES / "anthropic-minimums.yml")
 
 
 if __name__ == "__main__":  # the book build calls this: warn, never fail

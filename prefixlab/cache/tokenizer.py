@@ -61,6 +61,9 @@ def load_tokenizer(path: str | Path | None = None):
 def tokenizer_for(recording: Recording, path: Path | None = None):
     """The tokenizer the recording names, refused if its sha256 differs from the recorded one."""
     info = recording.provenance["tokenizer"]
+    if path is None and not (REPO_ROOT / info["path"]).is_file():
+        raise RecordingError(f"{recording.path}/manifest.json: field provenance.tokenizer.path: "
+                             f"{info['path']} does not exist (the tokenizer the requests are re-tokenized with)")
     path = path or REPO_ROOT / info["path"]
     actual = sha256_file(path) if Path(path).is_file() else "missing"
     if actual != info["sha256"]:

@@ -17,15 +17,19 @@ same requests are replayed under that cloud rule for the cost column (and the ou
 Cloud rules see a day pass between recorded days (--between-days auto); local rules keep the
 recorded clock, because a running llama-server keeps its cache whatever the time.
 Exit codes: 0 fine; 1 the recorded server's rule disagrees with a measurement; 2 bad input
-(unknown rule, model, session or block, k out of range, a recording that fails validation).
+(unknown rule, model, session or block, a model of another provider than --rule, k out of range,
+a recording or price table that fails validation: the message names the file, line or model, and field).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from prefixlab.cache import calculator, counterfactual, pricing, rules
+from prefixlab.cache.template import ChatRequestError
+from prefixlab.cache.tokenizer import TokenizerAssetError
 from prefixlab.cache.rules.anthropic import Breakpoint, CacheControlError
 from prefixlab.recording.format import RecordingError
 
@@ -39,9 +43,12 @@ def recorded_rule(recording) -> str | None:
 
 
 def parse_breakpoint(text: str) -> Breakpoint:
-    block, _, ttl = text.partition(":")
+    """BLOCK or BLOCK:TTL; a block name may hold a colon itself (tool:read_file, tool:read_file:1h)."""
+    block, _, ttl = text.rpartition(":")
+    if not block or not re.fullmatch(r"\d+[smhd]", ttl):  # no TTL given: all of it names the block
+        block, ttl = text, "5m"
     try:
-        return Breakpoint(block, ttl or "5m")
+        return Breakpoint(block, ttl)
     except ValueError as err:
         raise BadInput(str(err)) from None
 
@@ -103,6 +110,11 @@ def pricing_rule(rule: str, model: str) -> tuple[str, str | None]:
     price = pricing.model_price(model)
     if price.rule == rule:
         return rule, None
+    provider = rules.get(rule).PROVIDER
+    if provider is not None and provider != price.provider:  # two wishes that contradict each other
+        raise BadInput(f"--model {model} is an {price.provider} model, cached under rule {price.rule}; --rule {rule} "
+                       f"is {provider}'s cache: use --rule {price.rule}, or an {provider} model "
+                       f"({', '.join(pricing.known_models(provider)[:3])}, ...)")
     if rules.get(rule).PROVIDER is None:
         return price.rule, (f"costs: the same requests replayed under rule {price.rule} ({price.name}'s cache); "
                             f"the {rule} rows above are a local server's counts and are not priced")
@@ -129,7 +141,7 @@ def run(args, out=print) -> int:
     try:
         rec = calculator.load_recording(args.recording)
     except (RecordingError, OSError) as err:
-        raise BadInput(f"cannot use recording {args.recording}: {err}") from None
+        raise BadInput(str(err)) from None  # the message names the file, the line and the field
     price_rule, price_note = None, None
     if args.model:
         try:
@@ -228,9 +240,17 @@ def main(argv=None) -> int:
     except (BadInput, counterfactual.CounterfactualError, calculator.UnsupportedServerError, CacheControlError) as err:
         print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
+    except ChatRequestError as err:  # raised while rendering: its message names no file, so we do
+        print(f"{parser.prog}: error: {args.recording}: a recorded request cannot be rendered with the chat template "
+              f"of manifest.json field provenance.chat_template.text ({err})", file=sys.stderr)
+        return 2
     except (ValueError, KeyError) as err:
-        # unknown session or breakpoint block, a bad rule setting: the rule's own message
-        print(f"{parser.prog}: error: {err.args[0] if err.args else err}", file=sys.stderr)
+        # unknown session or breakpoint block, a bad rule setting, a recording or price table that fails
+        # validation: each message names what is wrong (recordings and tables are validated on load)
+        print(f"{parser.prog}: error: {err.args[0] if err.args else type(err).__name__}", file=sys.stderr)
+        return 2
+    except TokenizerAssetError as err:
+        print(f"{parser.prog}: error: {err}", file=sys.stderr)
         return 2
 
 

@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     try:
         a, b = load(args.a), load(args.b)
     except RecordingError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"{p.prog}: error: {err}", file=sys.stderr)
         return 2
     diffs = compare(a, b)
     for line in diffs:

@@ -8,10 +8,14 @@ A recording is a directory::
 A request is a ``model_call`` entry, or a ``compaction`` entry whose summary a model wrote (it
 keeps that summary request's ``request`` and ``response``; see ``miniagent/compaction.py``).
 The order matters because a server's prompt cache is shared by every session
-that talks to it. ``manifest.json`` is validated against ``data/recordings/schema.json``;
-every ``model_call`` entry is checked field by field. Errors name the file, the
-line and the field. A recording whose status is not ``complete`` is refused
-unless the caller asks for incomplete ones explicitly.
+that talks to it. ``manifest.json`` is validated against ``data/recordings/schema.json``,
+then every field the code reads and the schema leaves open (the chat template's text, the
+tokenizer's path, the server's flags, ...); every session file must exist, every entry have a
+type and a unique id, every session's leaf be an entry of its file, every request in ``order``
+lie on its session's path, once; every request entry is checked field by field. Each problem
+is one error naming the file, the line (or sessions[i] / order[i]) and the field, and what was
+expected. A recording whose status is not ``complete`` is refused unless the caller asks for
+incomplete ones explicitly.
 
 The format is described for people in ``data/recordings/FORMAT.md``.
 """
@@ -103,35 +107,186 @@ def _schema() -> dict:
     return json.loads(RECORDING_SCHEMA.read_text(encoding="utf-8"))
 
 
-def _check_call(entry: dict, where: str) -> None:
-    """The fields of a model_call entry the calculator relies on."""
-    def need(obj, key, kind, path):
-        if not isinstance(obj, dict) or key not in obj:
-            raise RecordingError(f"{where}: field {path} is missing")
-        if not isinstance(obj[key], kind):
-            raise RecordingError(f"{where}: field {path} should be {kind.__name__}, got {type(obj[key]).__name__}")
-        return obj[key]
+# -- validation: every field the loader, the calculator, verify, report and compare read ------------
 
-    request = need(entry, "request", dict, "request")
-    messages = need(request, "messages", list, "request.messages")
+_JSON_NAMES = {dict: "object", list: "array", str: "string", int: "integer", float: "number",
+               bool: "boolean", type(None): "null"}
+
+
+def _json_type(value) -> str:
+    """A value's JSON type, for messages ("got array", not "got list")."""
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def _kind_words(kinds: tuple) -> str:
+    """'a string', 'an integer', 'a number', 'a string or an object' ... for the types in ``kinds``."""
+    if float in kinds:
+        return "a number"
+    return " or ".join({dict: "an object", list: "an array", str: "a string", int: "an integer"}[k] for k in kinds)
+
+
+def _field(obj, dotted: str, kinds: tuple, what: str, where: str, *, prefix: str = "", required: bool = True):
+    """The value at ``dotted`` (e.g. ``response.usage.prompt_tokens``) inside ``obj``, type-checked.
+
+    ``what`` says in words what belongs there; ``prefix`` is where ``obj`` itself sits (for the
+    message). A missing optional field, or an optional one that is null, reads as None. JSON true
+    and false are refused where a number is expected.
+    """
+    value, walked = obj, prefix
+    for part in dotted.split("."):
+        if value is None and not required:  # e.g. choices[0].message null: nothing to read
+            return None
+        if not isinstance(value, dict):
+            raise RecordingError(f"{where}: field {walked} should be an object, got {_json_type(value)}")
+        walked = f"{walked}.{part}" if walked else part
+        if part not in value:
+            if not required:
+                return None
+            raise RecordingError(f"{where}: field {walked} is missing (expected {_kind_words(kinds)}: {what})")
+        value = value[part]
+    if value is None and not required:
+        return None
+    if not isinstance(value, kinds) or isinstance(value, bool):
+        raise RecordingError(f"{where}: field {walked} should be {_kind_words(kinds)}, got {_json_type(value)} "
+                             f"({what})")
+    return value
+
+
+def _check_provenance(manifest: dict, where: str) -> None:
+    """What the calculator, verify and the book read from the provenance (the schema asks for less)."""
+    _field(manifest, "provenance.chat_template.text", (str,), "the chat template's full text", where)
+    _field(manifest, "provenance.tokenizer.path", (str,), "the path of tokenizer.json", where)
+    _field(manifest, "provenance.server.kind", (str,), "the server, such as llama-server", where)
+    flags = _field(manifest, "provenance.server.flags", (list,), "the server's command-line arguments", where)
+    for i, flag in enumerate(flags):
+        if not isinstance(flag, (str, int, float)) or isinstance(flag, bool):
+            raise RecordingError(f"{where}: field provenance.server.flags[{i}] should be a string, "
+                                 f"got {_json_type(flag)}")
+    if _field(manifest, "provenance.server.props", (dict,), "the server's /props", where,
+              required=False) is not None:
+        _field(manifest, "provenance.server.props.n_ctx", (int,), "the context size", where, required=False)
+    _field(manifest, "provenance.model.name", (str,), "the model file's name", where)
+    _field(manifest, "between_days_s", (int, float), "seconds between recorded days", where, required=False)
+
+
+def _check_message(message, where: str, path: str) -> None:
+    """One chat message of a recorded request: what rendering and attribution read."""
+    if not isinstance(message, dict):
+        raise RecordingError(f"{where}: field {path} should be an object, got {_json_type(message)}")
+    _field(message, "role", (str,), "system, user, assistant or tool", where, prefix=path)
+    _field(message, "content", (str, list), "the message text", where, prefix=path, required=False)
+    calls = _field(message, "tool_calls", (list,), "the assistant's tool calls", where, prefix=path, required=False)
+    for j, call in enumerate(calls or []):
+        at = f"{path}.tool_calls[{j}]"
+        if not isinstance(call, dict):
+            raise RecordingError(f"{where}: field {at} should be an object, got {_json_type(call)}")
+        _field(call, "function", (dict,), "the called tool's name and arguments", where, prefix=at)
+        _field(call, "function.name", (str,), "the tool's name", where, prefix=at)
+        _field(call, "function.arguments", (str, dict), "the tool call's arguments", where, prefix=at)
+
+
+def _check_call(entry: dict, where: str) -> None:
+    """The fields of a request entry (a model_call, or a compaction with its summary request)."""
+    messages = _field(entry, "request.messages", (list,), "the chat messages sent", where)
+    if not messages:
+        raise RecordingError(f"{where}: field request.messages is empty (expected at least one message)")
     for i, message in enumerate(messages):
-        need(message, "role", str, f"request.messages[{i}].role")
-    response = need(entry, "response", dict, "response")
-    usage = need(response, "usage", dict, "response.usage")
-    need(usage, "prompt_tokens", int, "response.usage.prompt_tokens")
-    details = usage.get("prompt_tokens_details")
-    if details is not None and details.get("cached_tokens") is not None:
-        need(details, "cached_tokens", int, "response.usage.prompt_tokens_details.cached_tokens")
+        _check_message(message, where, f"request.messages[{i}]")
+    tools = _field(entry, "request.tools", (list,), "the tool definitions sent", where, required=False)
+    for i, tool in enumerate(tools or []):
+        if not isinstance(tool, dict):
+            raise RecordingError(f"{where}: field request.tools[{i}] should be an object, got {_json_type(tool)}")
+        _field(tool, "function.name", (str,), "the tool's name", where, prefix=f"request.tools[{i}]")
+    _field(entry, "response.usage.prompt_tokens", (int,), "the server's prompt token count", where)
+    if _field(entry, "response.usage.prompt_tokens_details", (dict,), "the server's cached_tokens, if it reports them",
+              where, required=False) is not None:
+        _field(entry, "response.usage.prompt_tokens_details.cached_tokens", (int,),
+               "the cached token count, or null when not reported", where, required=False)
+    _field(entry, "response.usage.completion_tokens", (int,), "the reply's token count", where, required=False)
+    _field(entry, "response.timings", (dict,), "llama.cpp's timings", where, required=False)
+    choices = _field(entry, "response.choices", (list,), "the server's answers", where, required=False)
+    if choices:
+        if not isinstance(choices[0], dict):
+            raise RecordingError(f"{where}: field response.choices[0] should be an object, "
+                                 f"got {_json_type(choices[0])}")
+        _field(choices[0], "message.content", (str,), "the reply text, or null", where, prefix="response.choices[0]",
+               required=False)
 
 
 def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
     """Load and validate a recording directory."""
     path = Path(path)
     manifest_path = path / "manifest.json"
+    manifest = _read_manifest(path)
+    if manifest["status"] != "complete" and not allow_incomplete:
+        why = f": {manifest['error']}" if manifest.get("error") else ""
+        raise RecordingError(f"{path}: this recording is {manifest['status']!r}, not complete (it stopped before "
+                             f"the end{why}); re-record it, or read what it holds from Python with "
+                             "load(path, allow_incomplete=True)")
+
+    if manifest["status"] == "complete" and not manifest["sessions"]:
+        raise RecordingError(f"{manifest_path}: field sessions: a complete recording needs at least one session")
+
+    files = _read_session_files(path, manifest)
+    sessions = {s["id"]: s for s in manifest["sessions"]}
+    # Every request entry of every session file, with the round of the call it comes before.
+    entries: dict[tuple[str, str], dict] = {}
+    rounds: dict[str, int] = {}  # compaction entry id -> round of the first call after it
+    for file, session in files.items():
+        for line, entry in enumerate(session.entries, start=1):
+            if is_request(entry):
+                _check_call(entry, f"{path / file}:{line}")
+                entries[file, entry["id"]] = entry
+            if entry["type"] == "compaction" and "request" in entry:
+                rounds[entry["id"]] = _round_after(session.entries, line - 1)
+
+    calls, placed, on_path = [], {}, {}
+    for seq, item in enumerate(manifest["order"]):
+        where = f"{manifest_path}: order[{seq}]"
+        if item["session"] not in sessions:
+            raise RecordingError(f"{where}: field session: unknown session {item['session']!r}")
+        info = sessions[item["session"]]
+        if (info["file"], item["call"]) not in entries:
+            raise RecordingError(f"{where}: field call: no model_call entry {item['call']!r} "
+                                 f"(nor a compaction entry with a summary request) in {info['file']}")
+        if item["call"] in placed:
+            raise RecordingError(f"{where}: field call: {item['call']!r} is already order[{placed[item['call']]}] "
+                                 "(the server received each request once)")
+        placed[item["call"]] = seq
+        if info["id"] not in on_path:
+            on_path[info["id"]] = {e["id"] for e in files[info["file"]].path_to(info["leaf"])}
+        if item["call"] not in on_path[info["id"]]:
+            raise RecordingError(f"{where}: field call: entry {item['call']!r} is in {info['file']} but not on "
+                                 f"session {info['id']!r}'s path (from the root to its leaf {info['leaf']!r})")
+        entry = entries[info["file"], item["call"]]
+        calls.append(Call(seq, item["session"], entry.get("round", rounds.get(entry["id"], 0)), item["epoch"],
+                          item["t"], item["call"], entry["request"], entry["response"], entry["type"]))
+    return Recording(path, manifest, calls, files)
+
+
+def _read_manifest(path: Path) -> dict:
+    """manifest.json of the recording directory ``path``: UTF-8, JSON, the schema, the provenance."""
+    manifest_path = path / "manifest.json"
+    if not path.exists():
+        raise RecordingError(f"{path}: not a recording (no manifest.json: the directory does not exist)")
+    if not path.is_dir():
+        raise RecordingError(f"{path}: is a file; give the recording itself, the directory that holds manifest.json")
     if not manifest_path.is_file():
-        raise RecordingError(f"{path}: not a recording (no manifest.json)")
+        inside = sorted(p.parent.name for p in path.glob("*/manifest.json"))
+        hint = f"; the recordings in it are {', '.join(inside)}: give one of those" if inside else ""
+        raise RecordingError(f"{path}: not a recording (no manifest.json){hint}")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        data = manifest_path.read_bytes()
+    except OSError as err:
+        raise RecordingError(f"{manifest_path}: cannot read it ({err.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise RecordingError(f"{manifest_path}:{line}: not UTF-8 text (byte 0x{data[err.start]:02x} at byte "
+                             f"{err.start}); a manifest is JSON written in UTF-8") from None
+    try:
+        manifest = json.loads(text)
     except json.JSONDecodeError as err:
         raise RecordingError(f"{manifest_path}:{err.lineno}: not valid JSON ({err.msg})") from None
     try:
@@ -139,45 +294,71 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
     except jsonschema.ValidationError as err:
         field_path = "/".join(str(p) for p in err.absolute_path) or "(top level)"
         raise RecordingError(f"{manifest_path}: field {field_path}: {err.message}") from None
-    if manifest["status"] != "complete" and not allow_incomplete:
-        raise RecordingError(f"{path}: this recording is {manifest['status']!r}, not complete "
-                             "(it stopped before the end); re-record it or pass allow_incomplete=True")
+    _check_provenance(manifest, str(manifest_path))
+    return manifest
 
-    if manifest["status"] == "complete" and not manifest["sessions"]:
-        raise RecordingError(f"{manifest_path}: field sessions: a complete recording needs at least one session")
 
-    # Read every request entry of every session file once, with its line number.
-    entries: dict[str, tuple[dict, str]] = {}
-    rounds: dict[str, int] = {}  # compaction entry id -> round of the first call after it
+def _read_session_files(path: Path, manifest: dict) -> dict[str, Session]:
+    """Every session file the manifest names, read once; each session's leaf must be one of its entries."""
+    manifest_path = path / "manifest.json"
+    first_use: dict[str, int] = {}  # session id -> index in sessions[]
+    for i, info in enumerate(manifest["sessions"]):
+        if info["id"] in first_use:
+            raise RecordingError(f"{manifest_path}: sessions[{i}]: field id: session {info['id']!r} is listed twice "
+                                 f"(first as sessions[{first_use[info['id']]}])")
+        first_use[info["id"]] = i
     files: dict[str, Session] = {}
-    sessions = {s["id"]: s for s in manifest["sessions"]}
-    for file in sorted({s["file"] for s in manifest["sessions"]}):
-        file_path = path / file
-        try:
-            session = files[file] = Session.open(file_path)
-        except (OSError, SessionFileError) as err:
-            raise RecordingError(f"{file_path}: cannot read session file ({err})") from None
-        if session.dropped and manifest["status"] == "complete":
-            raise RecordingError(f"{file_path}: {session.dropped}, but the manifest says complete")
-        for line, entry in enumerate(session.entries, start=1):
-            if is_request(entry):
-                _check_call(entry, f"{file_path}:{line}")
-                entries[entry["id"]] = (entry, f"{file_path}:{line}")
-            if entry["type"] == "compaction" and "request" in entry:
-                rounds[entry["id"]] = _round_after(session.entries, line - 1)
+    for i, info in enumerate(manifest["sessions"]):
+        file, where = info["file"], f"{manifest_path}: sessions[{i}] ({info['id']!r})"
+        if file not in files:
+            file_path = path / file
+            if not file_path.exists():
+                raise RecordingError(f"{where}: field file: {file} does not exist in {path}")
+            if not file_path.is_file():
+                raise RecordingError(f"{where}: field file: {file} in {path} is not a file")
+            try:
+                files[file] = Session.open(file_path)
+            except SessionFileError as err:
+                raise RecordingError(str(err)) from None
+            except OSError as err:
+                raise RecordingError(f"{file_path}: cannot read session file ({err.strerror})") from None
+            except TypeError:  # an id or parentId that cannot be a key (a list, an object)
+                raise RecordingError(_bad_id(file_path)) from None
+            if not files[file].entries:
+                raise RecordingError(f"{where}: field file: {file} is empty (no session entries)")
+            if files[file].dropped and manifest["status"] == "complete":
+                raise RecordingError(f"{file_path}: {files[file].dropped}, but the manifest says complete")
+            _check_entries(files[file], file_path)
+        if info["leaf"] not in files[file].by_id:
+            raise RecordingError(f"{where}: field leaf: no entry {info['leaf']!r} in {file}")
+    return files
 
-    calls = []
-    for seq, item in enumerate(manifest["order"]):
-        where = f"{manifest_path}: order[{seq}]"
-        if item["session"] not in sessions:
-            raise RecordingError(f"{where}: field session: unknown session {item['session']!r}")
-        if item["call"] not in entries:
-            raise RecordingError(f"{where}: field call: no model_call entry {item['call']!r} "
-                                 f"(nor a compaction entry with a summary request) in {sessions[item['session']]['file']}")
-        entry, _ = entries[item["call"]]
-        calls.append(Call(seq, item["session"], entry.get("round", rounds.get(entry["id"], 0)), item["epoch"],
-                          item["t"], item["call"], entry["request"], entry["response"], entry["type"]))
-    return Recording(path, manifest, calls, files)
+
+def _bad_id(file_path: Path) -> str:
+    """The message for the first entry whose id or parentId is neither a string nor null."""
+    for line, text in enumerate(file_path.read_bytes().split(b"\n"), start=1):
+        try:
+            entry = json.loads(text)
+        except ValueError:
+            continue
+        for key in ("id", "parentId"):
+            value = entry.get(key) if isinstance(entry, dict) else None
+            if not isinstance(value, (str, type(None))):
+                return f"{file_path}:{line}: field {key} should be a string, got {_json_type(value)}"
+    return f"{file_path}: an entry's id or parentId is not a string"
+
+
+def _check_entries(session: Session, file_path: Path) -> None:
+    """Every entry has a type (and a whole-number round if any); no id is used twice."""
+    lines: dict[str, int] = {}
+    for line, entry in enumerate(session.entries, start=1):
+        where = f"{file_path}:{line}"
+        _field(entry, "id", (str,), "the entry's id", where)
+        if entry["id"] in lines:
+            raise RecordingError(f"{where}: field id: entry {entry['id']!r} is already on line {lines[entry['id']]}")
+        lines[entry["id"]] = line
+        _field(entry, "type", (str,), "the entry's kind, such as model_call or message", where)
+        _field(entry, "round", (int,), "the round of the agent loop", where, required=False)
 
 
 def is_request(entry: dict) -> bool:

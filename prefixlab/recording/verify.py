@@ -15,7 +15,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from prefixlab.cache.tokenizer import prompt_token_ids, tokenizer_for
+from prefixlab.cache.template import ChatRequestError
+from prefixlab.cache.tokenizer import TokenizerAssetError, prompt_token_ids, tokenizer_for
 from prefixlab.paths import RECORDINGS
 
 from .format import Recording, RecordingError, find_recordings, load
@@ -34,8 +35,15 @@ def recorded_ids(recording: Recording, tokenizer=None) -> list[list[int]]:
     """Token ids of every call of the recording, in global order."""
     tokenizer = tokenizer or tokenizer_for(recording)
     template = recording.provenance["chat_template"]["text"]
-    return [prompt_token_ids(template, tokenizer, c.request["messages"], c.request.get("tools"))
-            for c in recording.calls]
+    ids = []
+    for c in recording.calls:
+        try:
+            ids.append(prompt_token_ids(template, tokenizer, c.request["messages"], c.request.get("tools")))
+        except ChatRequestError as err:  # a request the server would not have taken
+            raise RecordingError(f"{recording.path}: order[{c.seq}] (session {c.session}, round {c.round}, "
+                                 f"entry {c.entry_id}): the chat template (manifest.json field "
+                                 f"provenance.chat_template.text) cannot render this request ({err})") from None
+    return ids
 
 
 def check(recording: Recording, tokenizer=None) -> list[Mismatch]:
@@ -49,25 +57,36 @@ def main(argv=None) -> int:
     p.add_argument("recordings", nargs="*", type=Path, help="recording directories (default: all shipped)")
     p.add_argument("--tokenizer", type=Path, help="tokenizer.json to use instead of the recorded path")
     args = p.parse_args(argv)
+    if args.tokenizer is not None and not args.tokenizer.is_file():
+        p.error(f"--tokenizer {args.tokenizer}: no such file")
     paths = args.recordings or find_recordings()
     if not paths:
-        print(f"no recordings found under {RECORDINGS}", file=sys.stderr)
+        print(f"{p.prog}: error: no recordings found under {RECORDINGS}", file=sys.stderr)
         return 1
-    total_requests = total_mismatches = 0
+    total_requests = total_mismatches = failed = 0
     for path in paths:
         try:
             recording = load(path)
             mismatches = check(recording, tokenizer_for(recording, args.tokenizer))
-        except (RecordingError, OSError, RuntimeError) as err:
-            print(f"{path}: error: {err}", file=sys.stderr)
-            return 1
+        except (RecordingError, TokenizerAssetError, OSError) as err:
+            # one line naming the file and the field; the next recording is still checked
+            print(f"{p.prog}: error: {_where(err, path)}", file=sys.stderr)
+            failed += 1
+            continue
         total_requests += len(recording.calls)
         total_mismatches += len(mismatches)
         print(f"{path}: {len(recording.calls)} requests, {len(mismatches)} mismatches")
         for m in mismatches:
             print(f"  #{m.seq} {m.session} round {m.round}: ours {m.ours} tokens, server {m.server}")
-    print(f"total: {total_requests} requests re-rendered and re-tokenized, {total_mismatches} mismatches")
-    return 1 if total_mismatches else 0
+    print(f"total: {total_requests} requests re-rendered and re-tokenized, {total_mismatches} mismatches"
+          + (f"; {failed} of {len(paths)} recordings could not be checked" if failed else ""))
+    return 1 if total_mismatches or failed else 0
+
+
+def _where(err: Exception, path: Path) -> str:
+    """The error's own message when it names the recording's files, else prefixed with the recording."""
+    text = str(err) or type(err).__name__
+    return text if str(path) in text else f"{path}: {text}"
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ def recording(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("t11") / "rec"
     provenance = {"server": {"kind": "external", "flags": []}, "model": {"name": "fake"},
-                  "chat_template": {"sha256": "x"}, "tokenizer": {"sha256": "x"}, "recorder": {}}
+                  "chat_template": {"sha256": "x", "text": "x"}, "tokenizer": {"sha256": "x", "path": "x"},
+                  "recorder": {}}
     with FakeChatServer(reply) as server:
         T11Recorder(out, lambda: server.url, lambda epoch: epoch + 1, provenance, "local",
                     log=lambda line: None).record()

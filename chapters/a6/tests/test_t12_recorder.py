@@ -29,7 +29,8 @@ N_CTX = 8192
 def recording(tmp_path_factory):
     out = tmp_path_factory.mktemp("t12") / "rec"
     provenance = {"server": {"kind": "external", "flags": [], "props": {"n_ctx": N_CTX}}, "model": {"name": "fake"},
-                  "chat_template": {"sha256": "x"}, "tokenizer": {"sha256": "x"}, "recorder": {}}
+                  "chat_template": {"sha256": "x", "text": "x"}, "tokenizer": {"sha256": "x", "path": "x"},
+                  "recorder": {}}
     with FakeChatServer(lambda body: (200, completion({"role": "assistant", "content": "x"}, 100, 0))) as server:
         T12Recorder(out, lambda: server.url, lambda epoch: epoch + 1, provenance, "local",
                     log=lambda line: None).record()

@@ -20,7 +20,7 @@ from chapters.a6.experiments.session_tree import Baton, ForkRecorder, SwitchReco
 DAY1 = yaml.safe_load((T10_DIR / "script.yml").read_text(encoding="utf-8"))["day1"]
 T13 = yaml.safe_load((T13_DIR / "script.yml").read_text(encoding="utf-8"))
 PROVENANCE = {"server": {"kind": "external", "flags": []}, "model": {"name": "fake"},
-              "chat_template": {"sha256": "x"}, "tokenizer": {"sha256": "x"}, "recorder": {}}
+              "chat_template": {"sha256": "x", "text": "x"}, "tokenizer": {"sha256": "x", "path": "x"}, "recorder": {}}
 
 
 def _reply(body):

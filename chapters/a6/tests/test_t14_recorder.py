@@ -33,7 +33,8 @@ def recording(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("t14") / "rec"
     provenance = {"server": {"kind": "external", "flags": []}, "model": {"name": "fake"},
-                  "chat_template": {"sha256": "x"}, "tokenizer": {"sha256": "x"}, "recorder": {}}
+                  "chat_template": {"sha256": "x", "text": "x"}, "tokenizer": {"sha256": "x", "path": "x"},
+                  "recorder": {}}
     with FakeChatServer(reply) as server:
         T14Recorder(out, lambda: server.url, lambda epoch: epoch + 1, provenance, "local",
                     log=lambda line: None).record()
