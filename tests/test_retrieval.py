@@ -165,7 +165,7 @@ def test_chinese_particles_alone_match_nothing():
 def test_english_is_split_into_the_same_words_as_before():
     # The English recall results of A6·R depend on it: the default bm25s splitter, unchanged.
     import bm25s
-    from prefixlab.presenting.recall import load_recall_set
+    from chapters.a6.figures.recall import load_recall_set
     notes, tasks = load_recall_set()
     default = bm25s.tokenization.Tokenizer(stopwords="en")
     ours = Retriever(NOTES).tokenizer
