@@ -83,7 +83,7 @@ def entry_problem(entry: dict) -> str | None:
     """What in one entry the code reading it would trip over, named by field; or None."""
     kind, where = entry.get("type"), f"entry {entry['id']!r}"
     if not isinstance(kind, str):
-        return f"{where} has no 'type'"
+        return f"{where} has no 'type' (field type is missing)"
     fields = {"system": ["content"], "system_refresh": ["content"], "message_refresh": ["targetId"],
               "compaction": ["firstKeptId"]}.get(kind, [])
     for field in fields:
@@ -151,10 +151,12 @@ class Session:
     @staticmethod
     def _problem(entry, line_of: dict) -> str | None:
         """Why ``entry`` cannot follow the entries read so far (``line_of``), or None."""
-        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or "parentId" not in entry:
+        if not isinstance(entry, dict) or "id" not in entry or "parentId" not in entry:
             return "not a valid session entry (entry needs 'id' and 'parentId')"
+        if not isinstance(entry["id"], str):
+            return f"not a valid session entry (field id should be a string, got {type(entry['id']).__name__})"
         if entry["id"] in line_of:  # a second entry with one id would invent a branch
-            return f"entry id {entry['id']!r} is already used on line {line_of[entry['id']]}"
+            return f"field id: entry id {entry['id']!r} is already used on line {line_of[entry['id']]}"
         if entry["parentId"] is not None and entry["parentId"] not in line_of:
             return f"not a valid session entry (parentId {entry['parentId']!r} is not an earlier entry)"
         return entry_problem(entry)

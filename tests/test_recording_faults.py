@@ -258,7 +258,7 @@ def test_an_entry_id_used_twice(rec, capsys):
     path = rec / "switch.jsonl"
     last = len(path.read_text(encoding="utf-8").splitlines())
     edit_entry(rec, last, lambda e: e.__setitem__("id", "343912015f20"))  # the last entry has no children
-    commands_refuse(rec, capsys, f"switch.jsonl:{last}", "field id", "'343912015f20' is already on line 3")
+    commands_refuse(rec, capsys, f"switch.jsonl:{last}", "field id", "'343912015f20' is already used on line 3")
 
 
 def test_an_empty_session_file(rec, capsys):

@@ -139,7 +139,7 @@ def test_a_duplicate_entry_id_is_refused_naming_both_lines(tmp_path):
     path.write_text(_lines({"id": "a", "parentId": None, "type": "system", "content": "x"},
                            {"id": "b", "parentId": "a", "type": "message", "message": {"role": "user", "content": "1"}},
                            {"id": "b", "parentId": "a", "type": "message", "message": {"role": "user", "content": "2"}}))
-    with pytest.raises(SessionFileError, match=rf"{path}:3: entry id 'b' is already used on line 2"):
+    with pytest.raises(SessionFileError, match=rf"{path}:3: field id: entry id 'b' is already used on line 2"):
         Session.open(path)
 
 

@@ -24,7 +24,7 @@ from prefixlab.recording.recorder import run_recording
 
 STALLED = 2  # the third request is the one that misbehaves (the first two are answered)
 PROVENANCE = {"server": {"kind": "external", "flags": []}, "model": {"name": "fake"},
-              "chat_template": {"sha256": "x"}, "tokenizer": {"sha256": "x"}, "recorder": {}}
+              "chat_template": {"sha256": "x", "text": "x"}, "tokenizer": {"sha256": "x", "path": "x"}, "recorder": {}}
 
 
 def ok():
