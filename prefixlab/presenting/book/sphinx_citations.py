@@ -21,7 +21,12 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from prefixlab.paths import CITATIONS
-from prefixlab.presenting.book.citations import CitationError, get_citation, render_card_html
+from prefixlab.presenting.book.citations import (
+    CitationError,
+    get_citation,
+    render_card_html,
+    render_notes_text,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -39,13 +44,16 @@ class CitationDirective(SphinxDirective):
             return []
         self.env.note_dependency(str(CITATIONS))  # rebuild when the data changes
         html = nodes.raw("", render_card_html(citation), format="html")
-        # Non-HTML builders get the link, the quoted lines and our explanation.
+        # Non-HTML builders get the link, the quoted lines, the line notes and our explanation.
         link = nodes.paragraph()
         link += nodes.reference(citation.short_ref, citation.short_ref, refuri=citation.permalink)
         quote = "\n".join(citation.quote_lines())
         explanation = nodes.paragraph(text=citation.explanation)
         only_other = nodes.container(classes=["prefixlab-citation-fallback"])
-        only_other += [link, nodes.literal_block(quote, quote), explanation]
+        only_other += [link, nodes.literal_block(quote, quote)]
+        if citation.notes:
+            only_other += nodes.paragraph(text=render_notes_text(citation.notes))
+        only_other += explanation
         return [html, _only_non_html(only_other)]
 
 
