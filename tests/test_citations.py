@@ -257,6 +257,7 @@ def _sphinx_build(tmp_path: Path, body: str) -> tuple[str, str]:
     import io
 
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
 
     src = tmp_path / "src"
     src.mkdir()
@@ -264,9 +265,11 @@ def _sphinx_build(tmp_path: Path, body: str) -> tuple[str, str]:
         'extensions = ["myst_parser", "prefixlab.presenting.book.sphinx_citations"]\n', encoding="utf-8")
     (src / "index.md").write_text(f"# 标题\n\n{body}\n", encoding="utf-8")
     warnings = io.StringIO()
-    app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
-                 status=None, warning=warnings, freshenv=True)
-    app.build()
+    # A fresh docutils registry per build, so several builds in one process do not warn.
+    with docutils_namespace():
+        app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+                     status=None, warning=warnings, freshenv=True)
+        app.build()
     return (tmp_path / "out" / "index.html").read_text(encoding="utf-8"), warnings.getvalue()
 
 

@@ -145,30 +145,32 @@ def number_lines(lines) -> list[tuple[int | None, str]]:
 
 
 def render_listing_html(numbered: list[tuple[int | None, str]], notes: tuple[LineNote, ...],
-                        anchor: str, css_class: str) -> str:
+                        anchor: str, css_class: str, *, escaped: bool = False) -> str:
     """A numbered listing; with notes, each noted run of lines links to its note in a list below.
 
     Without JavaScript the link jumps to the note in the list; citations.js turns the links into
-    toggles that show the note right under the lines and hides the list.
+    toggles that show the note right under the lines and hides the list. ``escaped``: the lines
+    are HTML already (highlighted code), each closing its own tags.
     """
     e = html.escape
+    line_html = (lambda text: text) if escaped else e
     if not notes:
-        return f'<pre class="{css_class}">{e(chr(10).join(text for _, text in numbered))}</pre>'
+        return f'<pre class="{css_class}">{chr(10).join(line_html(text) for _, text in numbered)}</pre>'
     starts = {note.first: k for k, note in enumerate(notes, 1)}
     parts, i = [], 0
     while i < len(numbered):
         number, text = numbered[i]
         k = starts.get(number)
         if k is None:
-            parts.append(e(text))
+            parts.append(line_html(text))
             i += 1
             continue
         last, run = notes[k - 1].last, []
         while i < len(numbered) and numbered[i][0] is not None and numbered[i][0] <= last:
-            run.append(numbered[i][1])
+            run.append(line_html(numbered[i][1]))
             i += 1
         parts.append(f'<a class="prefixlab-notes__line" href="#{e(anchor)}-note-{k}" data-note="{k}" '
-                     f'title="点击查看这几行的注释">{e(chr(10).join(run))}</a>')
+                     f'title="点击查看这几行的注释">{chr(10).join(run)}</a>')
     items = "".join(
         f'<li id="{e(anchor)}-note-{k}" data-note="{k}"><span class="prefixlab-notes__where">'
         f"{e(note.label)}</span>:{e(note.text)}</li>"
