@@ -376,3 +376,17 @@ def test_a_card_without_notes_keeps_the_plain_listing():
 def citation_card_of(c):
     from prefixlab.presenting.book.citations import CitationCard
     return CitationCard(c)
+
+
+def test_stored_card_outputs_match_the_cards():
+    """A card cell's stored output is what the card renders now (scripts/refresh_citation_outputs.py)."""
+    import importlib.util
+
+    from IPython.core.formatters import DisplayFormatter
+
+    spec = importlib.util.spec_from_file_location("refresh", REPO_ROOT / "scripts" / "refresh_citation_outputs.py")
+    refresh = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(refresh)
+    formatter = DisplayFormatter()
+    stale = {p.name: refresh.refresh(p, formatter)[1] for p in sorted(REPO_ROOT.glob("book/**/*.ipynb"))}
+    assert {name: ids for name, ids in stale.items() if ids} == {}
