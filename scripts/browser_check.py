@@ -259,8 +259,8 @@ class Checker:
         lines = page.locator(".prefixlab-noted .prefixlab-notes__line")
         if not lines.count():
             return
-        line = lines.first
-        listing = page.locator(".prefixlab-noted", has=line).first
+        listing = page.locator(".prefixlab-noted", has=page.locator(".prefixlab-notes__line")).first
+        line = listing.locator(".prefixlab-notes__line").first
         number = line.get_attribute("data-note")
         expected = listing.locator(f'.prefixlab-notes__list li[data-note="{number}"]').text_content()
         line.scroll_into_view_if_needed()
