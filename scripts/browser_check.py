@@ -14,6 +14,9 @@ other host is blocked and reported. For each page:
 - code citation cards show the "显示原文" button; on the first one the button is clicked
   twice, once with raw.githubusercontent.com answering with a stand-in file (the card
   must show the pinned line range) and once with it unreachable (the card must say so);
+- on a page with line notes (citation cards, code walkthroughs), the first noted line is clicked and
+  its note must appear under it, then pressed again with Enter and the note must go; with
+  JavaScript off the same page must print every note in the list under the code;
 - a full-page screenshot is saved in ``--out`` (default _build/browser-check/);
 - the page weight is the body bytes of every response from the local server while the page
   loads and is checked (the browser cache is off, as for a first visit). A lesson page
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import re
 import sys
 import tempfile
 import threading
@@ -197,6 +201,7 @@ class Checker:
             fetchable = page.locator(".prefixlab-citation[data-raw-url]")
             if fetchable.count():
                 self.check_citation(rel, page, fetchable.first)
+            self.check_line_notes(rel, page)
 
             page.wait_for_timeout(300)  # late console errors from async loaders
             page.evaluate("document.activeElement && document.activeElement.blur()")
@@ -273,6 +278,44 @@ class Checker:
         except Exception:
             self.problem(rel, "citation source never shown with the stand-in file")
         self.raw_mode = "offline"
+
+    def check_line_notes(self, rel: str, page) -> None:
+        """Click the first noted line: its note shows under it; Enter hides it; without JS all notes print."""
+        lines = page.locator(".prefixlab-noted .prefixlab-notes__line")
+        if not lines.count():
+            return
+        listing = page.locator(".prefixlab-noted", has=page.locator(".prefixlab-notes__line")).first
+        line = listing.locator(".prefixlab-notes__line").first
+        number = line.get_attribute("data-note")
+        expected = listing.locator(f'.prefixlab-notes__list li[data-note="{number}"]').text_content()
+        line.scroll_into_view_if_needed()
+        line.click()
+        shown = listing.locator(f'.prefixlab-notes__shown[data-note="{number}"]')
+        try:
+            shown.wait_for(state="visible", timeout=TIMEOUT_MS)
+            if shown.text_content() != expected:
+                self.problem(rel, f"line note #{number} shows {shown.text_content()!r}, not its note")
+        except Exception:
+            self.problem(rel, "clicking a noted line showed no note (citations.js not loaded?)")
+        shot = self.out / (rel.replace("/", "__").removesuffix(".html") + "__line-note.png")
+        listing.screenshot(path=str(shot))
+        line.focus()
+        page.keyboard.press("Enter")
+        if shown.count():
+            self.problem(rel, "pressing Enter on an open noted line did not hide its note")
+        # Without JavaScript the notes are printed under the code, every one of them.
+        context = page.context.browser.new_context(java_script_enabled=False)
+        try:
+            static = context.new_page()
+            static.route(re.compile(r"^(?!" + re.escape(self.base) + ")"), lambda route: route.abort())
+            static.goto(f"{self.base}/{rel}")
+            items = static.locator(".prefixlab-noted .prefixlab-notes__list li")
+            visible = sum(items.nth(i).is_visible() for i in range(items.count()))
+            if visible != static.locator(".prefixlab-noted .prefixlab-notes__line").count():
+                self.problem(rel, f"without JavaScript {visible} of the line notes are printed")
+        finally:
+            context.close()
+        print(f"  line notes on {rel}: clicked note #{number}, {lines.count()} noted line(s) -> {shot}")
 
     def check_search(self, query: str) -> None:
         rel = f"search.html?q={query}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from pathlib import Path
@@ -256,6 +257,7 @@ def _sphinx_build(tmp_path: Path, body: str) -> tuple[str, str]:
     import io
 
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
 
     src = tmp_path / "src"
     src.mkdir()
@@ -263,9 +265,11 @@ def _sphinx_build(tmp_path: Path, body: str) -> tuple[str, str]:
         'extensions = ["myst_parser", "prefixlab.presenting.book.sphinx_citations"]\n', encoding="utf-8")
     (src / "index.md").write_text(f"# 标题\n\n{body}\n", encoding="utf-8")
     warnings = io.StringIO()
-    app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
-                 status=None, warning=warnings, freshenv=True)
-    app.build()
+    # A fresh docutils registry per build, so several builds in one process do not warn.
+    with docutils_namespace():
+        app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+                     status=None, warning=warnings, freshenv=True)
+        app.build()
     return (tmp_path / "out" / "index.html").read_text(encoding="utf-8"), warnings.getvalue()
 
 
@@ -273,7 +277,9 @@ def test_myst_directive_and_role_render_cards_and_links(tmp_path):
     html, warnings = _sphinx_build(
         tmp_path, "```{citation} pi-session-tree\n```\n\n见 {cite-code}`codex-agents-md-max-bytes`。")
     assert not warnings.strip(), warnings
-    assert 'class="prefixlab-citation"' in html and 'data-citation-id="pi-session-tree"' in html
+    # pi-session-tree carries line notes: the noted lines link to their notes in the list below.
+    assert 'class="prefixlab-citation prefixlab-noted"' in html and 'data-citation-id="pi-session-tree"' in html
+    assert 'href="#citation-pi-session-tree-note-1"' in html and 'id="citation-pi-session-tree-note-1"' in html
     link = get_citation("codex-agents-md-max-bytes").permalink
     assert f'href="{link}"' in html
     assert "openai/codex&#64;4e7399c:codex-rs/core/src/config/mod.rs#L127" in html  # @ escaped
@@ -283,3 +289,104 @@ def test_myst_unknown_id_is_a_build_warning(tmp_path):
     _, warnings = _sphinx_build(tmp_path, "```{citation} pi-session-tre\n```")
     assert "unknown citation id 'pi-session-tre'" in warnings
     assert "pi-session-tree" in warnings  # the suggestion
+
+
+# --- line notes -------------------------------------------------------------------------
+
+# Cards whose lines a lesson walks through; each must explain them line by line.
+NOTED_CARDS = [
+    "hermes-memory-frozen", "hermes-config-memory", "hermes-agents-md-caching",
+    "hermes-compression-rebuilds", "hermes-system-prompt-tiers", "lcc-s09-select-memories",
+    "pi-session-tree", "codex-compacted-item", "codex-compact-writes-item",
+]
+LONGEST_COPIED_RUN = 20  # characters a note may share verbatim with the quote (an identifier, not a line)
+
+
+def copied_run(note: str, quote: str) -> str:
+    """The longest run of characters a note shares verbatim with the quoted lines."""
+    match = difflib.SequenceMatcher(None, note, quote, autojunk=False).find_longest_match(
+        0, len(note), 0, len(quote))
+    return note[match.a:match.a + match.size]
+
+
+def test_lessons_explain_the_lines_they_lean_on():
+    citations = load_citations()
+    assert [cid for cid in NOTED_CARDS if not citations[cid].notes] == []
+
+
+def test_every_note_points_at_lines_the_card_quotes_and_is_ours():
+    for c in load_citations().values():
+        shown = {number for number, _ in c.quote}
+        quote = "\n".join(text for _, text in c.quote)
+        for note in c.notes:
+            lines = range(note.first, note.last + 1)
+            assert c.first_line <= note.first <= note.last <= c.last_line, (c.id, note.label)
+            assert set(lines) <= shown, (c.id, note.label, "note on a line the card does not show")
+            assert note.text.strip() and CJK.search(note.text), (c.id, note.label)
+            run = copied_run(note.text, quote)
+            assert len(run) <= LONGEST_COPIED_RUN, (c.id, note.label, f"copied from the quote: {run!r}")
+
+
+def test_copied_run_catches_a_note_that_repeats_the_code():
+    quote = "Mid-session writes update files on disk immediately (durable) but do NOT change"
+    assert len(copied_run("这一行说:" + quote[:40], quote)) == 40
+    assert len(copied_run("会话中途的写入立刻落盘,但不改 system prompt。", quote)) <= LONGEST_COPIED_RUN
+
+
+@pytest.mark.parametrize("notes, message", [
+    ([{"line": 5, "text": "第五行没有引用。"}], "not quoted: [5]"),
+    ([{"line": 12, "text": "超出钉住的范围。"}], "not quoted: [12]"),
+    ([{"lines": [4, 8], "text": "中间几行没有引用。"}], "not quoted: [5, 6, 7]"),
+    ([{"lines": [8, 4], "text": "范围倒着写。"}], "range runs backwards"),
+    ([{"line": 4, "text": "第一条。"}, {"lines": [4, 4], "text": "第二条。"}], "overlap"),
+    ([{"line": 4, "text": "    "}], "does not match"),
+    ([{"line": 4, "lines": [4, 4], "text": "两种写法都用了。"}], "notes/0"),
+    ([{"text": "没有行号。"}], "notes/0"),
+])
+def test_bad_notes_are_rejected(notes, message):
+    with pytest.raises(CitationError, match=re.escape(message)):
+        parse_citations(dump({"x": {**GOOD_ENTRY, "notes": notes}}))
+
+
+def test_noted_lines_link_to_notes_printed_under_the_code():
+    entry = {**GOOD_ENTRY, "quote": [{"line": 4, "text": "def f():"}, {"line": 5, "text": "    x = 1"},
+                                     {"line": 8, "text": "    return x"}],
+             "notes": [{"line": 8, "text": "返回值<b>"}, {"lines": [4, 5], "text": "定义和赋值"}]}
+    c = parse_citations(dump({"x": entry}))["x"]
+    assert [(n.first, n.last) for n in c.notes] == [(4, 5), (8, 8)]  # sorted by line
+    card = render_card_html(c)
+    assert 'class="prefixlab-citation prefixlab-noted"' in card
+    # Both noted runs are links to their note; the list below numbers them in line order.
+    assert ('<a class="prefixlab-notes__line" href="#citation-x-note-1" data-note="1" '
+            'title="点击查看这几行的注释">4  def f():\n5      x = 1</a>') in card
+    assert 'href="#citation-x-note-2" data-note="2"' in card and "⋮" in card
+    assert '<li id="citation-x-note-1" data-note="1">' in card
+    assert "第 4–5 行</span>:定义和赋值" in card and "返回值&lt;b&gt;" in card
+    assert "注 1 · 第 4–5 行:定义和赋值\n注 2 · 第 8 行:返回值<b>\n" in repr(citation_card_of(c))
+
+
+def test_a_card_without_notes_keeps_the_plain_listing():
+    c = parse_citations(dump({"x": GOOD_ENTRY}))["x"]
+    card = render_card_html(c)
+    assert 'class="prefixlab-citation"' in card and "prefixlab-notes" not in card
+    assert '<pre class="prefixlab-citation__quote">4  def f():\n   ⋮\n8      return 1</pre>' in card
+    assert "注 " not in repr(citation_card_of(c))
+
+
+def citation_card_of(c):
+    from prefixlab.presenting.book.citations import CitationCard
+    return CitationCard(c)
+
+
+def test_stored_card_outputs_match_the_cards():
+    """A card cell's stored output is what the card renders now (scripts/refresh_citation_outputs.py)."""
+    import importlib.util
+
+    from IPython.core.formatters import DisplayFormatter
+
+    spec = importlib.util.spec_from_file_location("refresh", REPO_ROOT / "scripts" / "refresh_citation_outputs.py")
+    refresh = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(refresh)
+    formatter = DisplayFormatter()
+    stale = {p.name: refresh.refresh(p, formatter)[1] for p in sorted(REPO_ROOT.glob("book/**/*.ipynb"))}
+    assert {name: ids for name, ids in stale.items() if ids} == {}

@@ -13,6 +13,10 @@ In a notebook::
     from prefixlab.presenting.book import citation_card
     display(citation_card("hermes-memory-frozen"))
 
+A code card may carry line notes (``notes``): our words on one quoted line or a run of quoted
+lines. The static page marks those lines; clicking one shows its note beside it (citations.js),
+and without JavaScript the notes are printed under the code as a list keyed to the line numbers.
+
 In MyST markdown, see ``prefixlab.presenting.book.sphinx_citations`` (directive and role).
 """
 
@@ -36,6 +40,19 @@ class CitationError(ValueError):
 
 
 @dataclass(frozen=True)
+class LineNote:
+    """Our words on lines ``first``..``last`` (inclusive) of a listing."""
+
+    first: int
+    last: int
+    text: str
+
+    @property
+    def label(self) -> str:
+        return f"第 {self.first} 行" if self.first == self.last else f"第 {self.first}–{self.last} 行"
+
+
+@dataclass(frozen=True)
 class Citation:
     """One card: a pinned line range of another project's file, or a vendor's documentation page."""
 
@@ -46,6 +63,7 @@ class Citation:
     title: str | None = None
     checked_via: str | None = None
     erratum: str | None = None
+    notes: tuple[LineNote, ...] = ()
     # a code citation
     repo: str | None = None
     commit: str | None = None
@@ -97,23 +115,74 @@ class Citation:
 
     def quote_lines(self) -> list[str]:
         """The quote as the card prints it: numbered lines, with ``⋮`` where lines are left out."""
+        return [text for _, text in self.numbered_quote()]
+
+    def numbered_quote(self) -> list[tuple[int | None, str]]:
+        """``quote_lines`` with each printed line's source line number (None for ``⋮`` and pages)."""
         if not self.is_code:
-            return [text for _, text in self.quote]
-        width = len(str(self.quote[-1][0]))
-        out, previous = [], None
-        for number, text in self.quote:
-            if previous is not None and number > previous + 1:
-                out.append(" " * width + "  ⋮")
-            out.append(f"{number:>{width}}  {text}")
-            previous = number
-        return out
+            return [(None, text) for _, text in self.quote]
+        return number_lines(self.quote)
 
     def texts(self) -> dict[str, str]:
         """Every free text a card shows, by field (what tests check for cut-off text)."""
         fields = {"title": self.title, "explanation": self.explanation, "checked_via": self.checked_via,
                   "erratum": self.erratum, "page": self.page, "publisher": self.publisher}
         fields["quote"] = "\n".join(text for _, text in self.quote)
+        fields.update({f"note {n.label}": n.text for n in self.notes})
         return {k: v for k, v in fields.items() if v}
+
+
+def number_lines(lines) -> list[tuple[int | None, str]]:
+    """``(number, text)`` pairs as printed lines ``"  12  text"``, with ``⋮`` over left-out lines."""
+    width = len(str(lines[-1][0]))
+    out, previous = [], None
+    for number, text in lines:
+        if previous is not None and number > previous + 1:
+            out.append((None, " " * width + "  ⋮"))
+        out.append((number, f"{number:>{width}}  {text}"))
+        previous = number
+    return out
+
+
+def render_listing_html(numbered: list[tuple[int | None, str]], notes: tuple[LineNote, ...],
+                        anchor: str, css_class: str, *, escaped: bool = False) -> str:
+    """A numbered listing; with notes, each noted run of lines links to its note in a list below.
+
+    Without JavaScript the link jumps to the note in the list; citations.js turns the links into
+    toggles that show the note right under the lines and hides the list. ``escaped``: the lines
+    are HTML already (highlighted code), each closing its own tags.
+    """
+    e = html.escape
+    line_html = (lambda text: text) if escaped else e
+    if not notes:
+        return f'<pre class="{css_class}">{chr(10).join(line_html(text) for _, text in numbered)}</pre>'
+    starts = {note.first: k for k, note in enumerate(notes, 1)}
+    parts, i = [], 0
+    while i < len(numbered):
+        number, text = numbered[i]
+        k = starts.get(number)
+        if k is None:
+            parts.append(line_html(text))
+            i += 1
+            continue
+        last, run = notes[k - 1].last, []
+        while i < len(numbered) and numbered[i][0] is not None and numbered[i][0] <= last:
+            run.append(line_html(numbered[i][1]))
+            i += 1
+        parts.append(f'<a class="prefixlab-notes__line" href="#{e(anchor)}-note-{k}" data-note="{k}" '
+                     f'title="点击查看这几行的注释">{chr(10).join(run)}</a>')
+    items = "".join(
+        f'<li id="{e(anchor)}-note-{k}" data-note="{k}"><span class="prefixlab-notes__where">'
+        f"{e(note.label)}</span>:{e(note.text)}</li>"
+        for k, note in enumerate(notes, 1)
+    )
+    return (f'<pre class="{css_class} prefixlab-notes__code">{chr(10).join(parts)}</pre>'
+            f'<ol class="prefixlab-notes__list" aria-label="逐行注释">{items}</ol>')
+
+
+def render_notes_text(notes: tuple[LineNote, ...]) -> str:
+    """The notes as plain lines (text/plain output and non-HTML builders)."""
+    return "".join(f"注 {k} · {note.label}:{note.text}\n" for k, note in enumerate(notes, 1))
 
 
 def _yaml_text(path: Path) -> str:
@@ -140,7 +209,7 @@ def parse_citations(text: str, *, source: str = "citations.yml") -> dict[str, Ci
 
     citations = {}
     for cid, entry in data["citations"].items():
-        fields = {k: v for k, v in entry.items() if k not in ("lines", "quote")}
+        fields = {k: v for k, v in entry.items() if k not in ("lines", "quote", "notes")}
         if "url" in entry:
             quote = tuple((None, text) for text in entry["quote"])
             citations[cid] = Citation(id=cid, quote=quote, **fields)
@@ -152,8 +221,29 @@ def parse_citations(text: str, *, source: str = "citations.yml") -> dict[str, Ci
         if numbers != sorted(set(numbers)) or not first <= numbers[0] <= numbers[-1] <= last:
             raise CitationError(f"{source}: {cid}: quote lines {numbers} must ascend inside lines [{first}, {last}]")
         quote = tuple((q["line"], q["text"]) for q in entry["quote"])
-        citations[cid] = Citation(id=cid, first_line=first, last_line=last, quote=quote, **fields)
+        notes = _parse_notes(entry.get("notes", []), set(numbers), where=f"{source}: {cid}")
+        citations[cid] = Citation(id=cid, first_line=first, last_line=last, quote=quote,
+                                  notes=notes, **fields)
     return citations
+
+
+def _parse_notes(raw: list[dict], shown: set[int], *, where: str) -> tuple[LineNote, ...]:
+    """Notes in line order; each covers only lines the card shows, and no two overlap."""
+    notes = []
+    for item in raw:
+        first, last = item["lines"] if "lines" in item else (item["line"], item["line"])
+        note = LineNote(first, last, item["text"].strip())
+        missing = [n for n in range(first, last + 1) if n not in shown]
+        if first > last or missing:
+            raise CitationError(
+                f"{where}: note on {note.label} must cover only lines the card quotes "
+                f"(quoted: {sorted(shown)}; not quoted: {missing or 'range runs backwards'})")
+        notes.append(note)
+    notes.sort(key=lambda n: n.first)
+    for before, after in zip(notes, notes[1:]):
+        if after.first <= before.last:
+            raise CitationError(f"{where}: notes on {before.label} and {after.label} overlap")
+    return tuple(notes)
 
 
 @lru_cache(maxsize=4)
@@ -195,7 +285,8 @@ def render_card_html(c: Citation) -> str:
     if c.is_code:
         data = (f' data-raw-url="{e(c.raw_url)}" data-first-line="{c.first_line}"'
                 f' data-last-line="{c.last_line}"')
-        quote = f'<pre class="prefixlab-citation__quote">{e(chr(10).join(c.quote_lines()))}</pre>'
+        quote = render_listing_html(c.numbered_quote(), c.notes, f"citation-{c.id}",
+                                    "prefixlab-citation__quote")
         meta = f"提交 <code>{e(c.commit[:12])}</code> · 许可证 {e(c.licence)} · 核对于 {e(c.checked)}{via}"
         # Hidden until citations.js runs, so a card without the script shows no dead button.
         fetch = ('<button type="button" class="prefixlab-citation__show" hidden>显示原文</button>'
@@ -207,8 +298,9 @@ def render_card_html(c: Citation) -> str:
                  + "".join(f"<p>{e(text)}</p>" for text in c.quote_lines()) + "</blockquote>")
         meta = f"读取于 {e(c.checked)}{via}"
         fetch = ""
+    noted = " prefixlab-noted" if c.notes else ""
     return (
-        f'<div class="prefixlab-citation" id="citation-{e(c.id)}" data-citation-id="{e(c.id)}"{data}>'
+        f'<div class="prefixlab-citation{noted}" id="citation-{e(c.id)}" data-citation-id="{e(c.id)}"{data}>'
         f"{title}"
         f'<div class="prefixlab-citation__ref"><a href="{e(c.permalink)}" target="_blank" '
         f'rel="noopener">{e(c.source_label)}</a></div>'
@@ -223,7 +315,7 @@ def render_card_html(c: Citation) -> str:
 
 def render_card_text(c: Citation) -> str:
     quote = "\n".join("    " + line for line in c.quote_lines())
-    text = f"引用 [{c.id}] {c.short_ref}\n{quote}\n{c.explanation}\n"
+    text = f"引用 [{c.id}] {c.short_ref}\n{quote}\n{render_notes_text(c.notes)}{c.explanation}\n"
     if c.is_code:
         text += f"许可证 {c.licence} · 核对于 {c.checked}"
     else:
