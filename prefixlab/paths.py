@@ -29,3 +29,5 @@ PRICES = DATA / "prices"                         # <provider>.yml price tables
 CITATIONS = DATA / "citations.yml"
 A6_EVOLUTION = DATA / "a6-evolution.yml"         # chapter A6's evolution map (prefixlab.presenting.evolution)
 CITATIONS_SCHEMA = DATA / "citations.schema.json"
+AGENT_PICTURE = DATA / "agent-picture.yml"      # one round of the agent, lesson by lesson (presenting.agent_picture)
+TOC = REPO_ROOT / "_toc.yml"                    # the book's table of contents: which lessons are written
