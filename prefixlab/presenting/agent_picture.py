@@ -235,30 +235,30 @@ class PictureView:
 
 
 _STYLE = """<style>
-.prefixlab-picture{border:1px solid var(--pst-color-border,#d0d7de);border-radius:8px;padding:.6rem .7rem;margin:.5rem 0 1rem;font-size:.9rem}
+.prefixlab-picture{border:thin solid var(--pst-color-border,#d0d7de);border-radius:.5rem;padding:.6rem .7rem;margin:.5rem 0 1rem;font-size:.9rem}
 .prefixlab-picture .pp-head{display:flex;flex-wrap:wrap;gap:.4rem;align-items:baseline;margin-bottom:.4rem}
 .prefixlab-picture .pp-legend{margin-left:auto;display:flex;gap:.3rem;font-size:.8rem}
-.prefixlab-picture .pp-key{border-radius:4px;padding:0 .4em}
+.prefixlab-picture .pp-key{border-radius:.25rem;padding:0 .4em}
 .prefixlab-picture .pp-round{display:flex;align-items:stretch;gap:.15rem}
 .prefixlab-picture .pp-zone{flex:1 1 0;min-width:0;display:flex;flex-direction:column;gap:.25rem}
 .prefixlab-picture .pp-zone:first-child{flex-grow:1.25}
-.prefixlab-picture .pp-zone-title{font-weight:600;font-size:.85rem}
+.prefixlab-picture .pp-zone-title{font-weight:bold;font-size:.85rem}
 .prefixlab-picture .pp-note{font-size:.72rem;color:#6b7280;line-height:1.25;min-height:2.2em}
 .prefixlab-picture .pp-arrow{align-self:center;color:#9ca3af;font-size:1.1rem}
-.prefixlab-picture .pp-part{display:block;width:100%;text-align:left;font:inherit;font-size:.82rem;line-height:1.3;cursor:pointer;border-radius:5px;padding:.2rem .4rem;border:1px solid}
+.prefixlab-picture .pp-part{display:block;width:100%;text-align:left;font:inherit;font-size:.82rem;line-height:1.3;cursor:pointer;border-radius:.3rem;padding:.2rem .4rem;border:thin solid}
 .prefixlab-picture .pp-part small{float:right;margin-left:.3em;font-size:.72rem;opacity:.8}
 .prefixlab-picture .pp-built{background:rgba(37,99,235,.10);border-color:#2563eb;color:inherit}
-.prefixlab-picture .pp-here{background:rgba(245,158,11,.22);border-color:#f59e0b;border-width:2px;color:inherit;font-weight:600}
-.prefixlab-picture .pp-later{background:transparent;border:1px dashed #9ca3af;color:#9ca3af}
+.prefixlab-picture .pp-here{background:rgba(245,158,11,.22);border-color:#f59e0b;border-width:.125rem;color:inherit;font-weight:bold}
+.prefixlab-picture .pp-later{background:transparent;border:thin dashed #9ca3af;color:#9ca3af}
 .prefixlab-picture .pp-badge{display:block;font-size:.7rem;color:#b45309}
-.prefixlab-picture .pp-part[aria-pressed=true],.prefixlab-picture .pp-part:focus-visible{outline:2px solid #111827;outline-offset:1px}
+.prefixlab-picture .pp-part[aria-pressed=true],.prefixlab-picture .pp-part:focus-visible{outline:.125rem solid #111827;outline-offset:.0625rem}
 .prefixlab-picture .pp-loop{font-size:.78rem;color:#6b7280;margin:.35rem 0}
-.prefixlab-picture .pp-detail{min-height:2.6em;border-left:3px solid #f59e0b;padding:.1rem .6rem;margin:.2rem 0}
+.prefixlab-picture .pp-detail{min-height:2.6em;border-left:.2rem solid #f59e0b;padding:.1rem .6rem;margin:.2rem 0}
 .prefixlab-picture .pp-detail p{margin:.2rem 0}
 .prefixlab-picture .pp-muted{color:#6b7280}
 .prefixlab-picture .pp-text{font-size:.82rem}
 .prefixlab-picture .pp-text ul{margin:.2rem 0}
-@media (max-width:560px){.prefixlab-picture .pp-round{flex-direction:column}.prefixlab-picture .pp-arrow{transform:rotate(90deg)}}
+@media (max-width:35rem){.prefixlab-picture .pp-round{flex-direction:column}.prefixlab-picture .pp-arrow{transform:rotate(90deg)}}
 </style>"""
 
 # Shows the clicked part's question; buttons get Enter/Space from the browser for free.
