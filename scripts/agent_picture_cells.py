@@ -24,7 +24,7 @@ from prefixlab.presenting.agent_picture import agent_picture, load_picture, toc_
 
 INTRO = ("**从已有出发。** 下面是 agent 的一轮循环:亮着的环节是前面的课已经搭好的,标着「你在这里」的是这一课要加的"
          "(或要再动一动的),虚线的还在后面。点一个环节,看它是哪一课、为了回答什么问题加进来的。")
-TAGS = ["hide-input"]  # like every other plumbing cell of the lessons
+TAGS = ["remove-input"]  # the call is plumbing; a "显示代码" toggle above the first picture would only distract
 
 
 def call_source(lesson_id: str) -> str:
@@ -58,6 +58,7 @@ def update(lesson_id: str, notebook) -> str:
                                          metadata={"tags": list(TAGS)})
         nb.cells[1:1] = [intro, code]
         index, action = 2, "inserted"
+    nb.cells[index].metadata["tags"] = list(TAGS)
     nb.cells[index].outputs = [stored_output(lesson_id)]
     nb.cells[index].execution_count = EXECUTION_COUNT
     nbformat.validate(nb)
