@@ -214,8 +214,10 @@ class PictureView:
                     f'<small>{e(v.lesson.label)}</small></button>')
                 details.append(f'<p id="{uid}-{e(v.part.id)}" data-part="{e(v.part.id)}" hidden>{self._detail(v)}</p>')
                 mark = {BUILT: "✓", CURRENT: "★", LATER: "·"}[v.state]
+                label = (f'<a href="{e(v.href)}">{e(v.lesson.label)}</a>' if v.href and v.state != LATER
+                         else e(v.lesson.label) + ("" if v.href or v.state == LATER else "(未上线)"))
                 answer = "" if v.state == LATER else f":{e(v.part.answers)}"
-                text.append(f"<li>{mark} {e(v.part.label)} · {e(v.lesson.label)}{answer}</li>")
+                text.append(f"<li>{mark} {e(v.part.label)} · {label}{answer}</li>")
             text.append("</ul></li>")
             columns.append(f'<div class="pp-zone"><div class="pp-zone-title">{e(zone.title)}</div>'
                            f'<div class="pp-note">{e(zone.note)}</div>{"".join(buttons)}</div>')
