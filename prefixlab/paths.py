@@ -23,3 +23,5 @@ CHAT_TEMPLATE = DATA / "templates" / "qwen3-chat-template.jinja"          # what
 PRICES = DATA / "prices"                         # <provider>.yml price tables
 CITATIONS = DATA / "citations.yml"
 CITATIONS_SCHEMA = DATA / "citations.schema.json"
+AGENT_PICTURE = DATA / "agent-picture.yml"      # one round of the agent, lesson by lesson (presenting.agent_picture)
+TOC = REPO_ROOT / "_toc.yml"                    # the book's table of contents: which lessons are written

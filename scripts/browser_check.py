@@ -10,6 +10,7 @@ other host is blocked and reported. For each page:
 - every plotly figure div has drawn an SVG (``svg.main-svg``);
 - every embedded widget view has been rendered by the html-manager;
 - every formula has been typeset by MathJax, none as an error (a TeX package not vendored);
+- the agent picture (从已有出发): clicking a lit part, or Enter on it, shows its question;
 - every citation card shows its quoted key lines without a network;
 - code citation cards show the "显示原文" button; on the first one the button is clicked
   twice, once with raw.githubusercontent.com answering with a stand-in file (the card
@@ -202,6 +203,8 @@ class Checker:
             if fetchable.count():
                 self.check_citation(rel, page, fetchable.first)
             self.check_line_notes(rel, page)
+            if page.locator(".prefixlab-picture").count():
+                self.check_agent_picture(rel, page)
 
             page.wait_for_timeout(300)  # late console errors from async loaders
             page.evaluate("document.activeElement && document.activeElement.blur()")
@@ -316,6 +319,25 @@ class Checker:
         finally:
             context.close()
         print(f"  line notes on {rel}: clicked note #{number}, {lines.count()} noted line(s) -> {shot}")
+
+    def check_agent_picture(self, rel: str, page) -> None:
+        """The agent picture (从已有出发): clicking a lit part, or Enter on it, shows its lesson's question."""
+        picture = page.locator(".prefixlab-picture").first
+        lit = picture.locator("button.pp-built, button.pp-here")
+        if lit.count() < 2:
+            self.problem(rel, "agent picture: fewer than two lit parts")
+            return
+        for n, how in ((0, "click"), (lit.count() - 1, "Enter")):
+            button = lit.nth(n)
+            part = button.get_attribute("data-part")
+            if how == "click":
+                button.click()
+            else:
+                button.focus()
+                page.keyboard.press("Enter")
+            shown = picture.locator(f'.pp-detail [data-part="{part}"]')
+            if not shown.is_visible() or "回答的问题" not in (shown.text_content() or ""):
+                self.problem(rel, f"agent picture: {how} on part {part!r} did not show its question")
 
     def check_search(self, query: str) -> None:
         rel = f"search.html?q={query}"
