@@ -6,8 +6,8 @@
                  the registry of the chapters' experiments
     cache        from a recorded request to what a prefix cache serves: tokenizer, template,
                  attribution, the cache rules, calculator, counterfactuals, prices
-    presenting   what the book, the labs and the command line show: charts, swimlane, the lab,
-                 the report, the book's notebook and Sphinx helpers
+    presenting   what the book, the labs and the command line show: the calculator lab, the report,
+                 the evolution map, the agent picture, the book's notebook and Sphinx helpers
 
 One exception to the order: ``recording.verify`` re-tokenizes with ``cache.tokenizer``.
 Import the module you need, e.g. ``from prefixlab.cache import calculator``.

@@ -3,6 +3,8 @@
 ``report``      ``python -m prefixlab.report``: the calculator's per-request table of any recording
 ``scenarios``   one cache rule, one k: the rows it predicts (the calculator lab and chapter figures draw them)
 ``evolution``   a chapter's evolution map (data in ``data/<chapter>/evolution.yml``), shown by every lesson
+``agent_picture`` one round of the agent loop, drawn at the start of every lesson: the parts earlier lessons
+                built lit, "你在这里" on this lesson's (data in ``data/agent-picture.yml``)
 ``labels``      the Chinese names of session kinds and of the chapters' experiment groups, in one place
 ``answers``     what every exercise checker shares: the prompt for a missing answer, the number checks
 ``lab``         the course-wide labs: the prefix-cache calculator (state, text and HTML, ipywidgets)

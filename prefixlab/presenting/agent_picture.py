@@ -1,7 +1,7 @@
 """从已有出发: one round of the agent loop, as the learner has built it so far.
 
     from prefixlab.presenting.agent_picture import agent_picture
-    agent_picture("a6-2")   # parts built before A6·2 lit, A6·2's own parts marked "你在这里"
+    agent_picture(lesson_id)   # parts built by earlier lessons lit, this lesson's marked "你在这里"
 
 Every lesson shows this picture at its start. The data is ``data/agent-picture.yml`` (its header
 documents the fields): the parts of a round (what goes into the request and in which order, what

@@ -7,6 +7,9 @@
 ``experiments``         the registry: the chapters' experiments, found at run time; ``record NAME``
 ``verify``              re-render and re-tokenize every recorded request offline, compare with the server
 ``compare``             two recordings request by request: did a re-recording reproduce the numbers?
+``chat_client``         the chat client a recording sends through: no retry, a patient timeout, progress lines,
+                        stops (recording incomplete) on a request the server may have seen but did not answer
+``agent_source``        the sha256 of miniagent's source, in every recording's provenance (which agent made it)
 ``tokenizer_fixtures``  record what llama-server says about the tokenizer and chat-template cases
 
 Uses the serving layer to talk to a server; ``verify`` also uses the cache layer's tokenizer and

@@ -10,6 +10,8 @@ First cell of every chapter/lab notebook::
 ``plotly_setup``       the plotly renderer that draws figures in JupyterLab and in the static book
 ``glue``               ``glue_text``/``glue_all``: numbers the prose cites, glued under a name
 ``table``              ``Table``: a small table with a text form (nbval) and an HTML form (the book)
+``walkthrough``        a miniagent function read from the package source, with notes on its lines
+                       (data/walkthroughs.yml; the ``code-walkthrough`` directive shows it)
 ``course_map``         every part, chapter and lesson of the book, read from _toc.yml
 
 Imported by the build or by pytest, not by notebooks:
