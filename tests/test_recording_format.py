@@ -10,6 +10,7 @@ from prefixlab.recording.format import RecordingError, load
 from prefixlab.recording.recorder import base_provenance
 
 from fake_server import FakeChatServer, completion
+from helpers import pinned_unittest_clock
 
 
 def _reply(body):
@@ -23,7 +24,7 @@ def recorded(tmp_path_factory):
     out = tmp_path_factory.mktemp("rec") / "t10"
     provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER)
     provenance["server"], provenance["model"] = {"kind": "external", "flags": []}, {"name": "fake"}
-    with FakeChatServer(_reply) as srv:
+    with pinned_unittest_clock(), FakeChatServer(_reply) as srv:
         epochs = []
         recorder = T10Recorder(out, lambda: srv.url, lambda e: epochs.append(e) or e + 1, provenance, "fake",
                             log=lambda line: None)

@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 
 import pytest
+import helpers
 from fake_server import FakeChatServer
 
 from prefixlab.paths import RECORDINGS
@@ -95,25 +96,10 @@ def without_ids(manifest: dict) -> dict:
             "order": [(item["session"], item["epoch"]) for item in manifest["order"]]}
 
 
-SITECUSTOMIZE = """\
-# Written by tests/test_replay.py for the Python processes the replayed tools start: unittest's
-# "Ran N tests in X.XXXs" reads 0.000s, as in the recordings, however busy the machine is.
-import time as _time
-import types as _types
-import unittest.runner as _runner
-
-_clock = {k: getattr(_time, k) for k in dir(_time) if not k.startswith("__")}
-_runner.time = _types.SimpleNamespace(**{**_clock, "perf_counter": lambda: 0.0})
-"""
-
-
 @pytest.fixture
-def pinned_unittest_clock(tmp_path, monkeypatch):
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
-    monkeypatch.setenv("PATH", os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+def pinned_unittest_clock():
+    with helpers.pinned_unittest_clock():
+        yield
 
 
 def replay(recording, out):

@@ -4,6 +4,7 @@ import json
 
 import pytest
 from fake_server import FakeChatServer, completion
+from helpers import pinned_unittest_clock
 
 from prefixlab.recording import experiments as registry
 from prefixlab.recording.format import load
@@ -16,7 +17,7 @@ def _reply(body):
 
 def record(tmp_path, run, name):
     out = tmp_path / name
-    with FakeChatServer(_reply) as srv:
+    with pinned_unittest_clock(), FakeChatServer(_reply) as srv:
         options = ["--server-url", srv.url, "--model", "fake", "--no-counterfactuals", "--no-live"]
         assert run([str(out), *options]) == 0
         received = list(srv.received)
