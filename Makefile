@@ -33,13 +33,14 @@ check-book: install
 NOTEBOOKS = $(shell find book labs -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 # nbval runs the notebooks in parallel, one notebook per worker at a time (--dist loadfile keeps a
 # notebook's cells together, in order, in one kernel). auto = one worker per core.
-NBVAL_WORKERS ?= auto
+TEST_WORKERS ?= auto
 
 test: install
-	$(BIN)/python -m pytest
+	# The offline suite in parallel too: one test file per worker at a time (module fixtures stay together).
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 ifneq ($(NOTEBOOKS),)
 	# nbval re-runs every chapter and lab and compares each output with the committed one.
-	$(BIN)/python -m pytest -n $(NBVAL_WORKERS) --dist loadfile \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
 		--nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg \
 		-p no:cacheprovider $(NOTEBOOKS)
 endif
