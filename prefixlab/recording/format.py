@@ -5,6 +5,11 @@ A recording is a directory::
     manifest.json      format, status, provenance, the sessions, the global request order
     <session>.jsonl    miniagent session files (entries of type model_call hold request + response)
 
+A request the server refused (llama-server's HTTP 400 for a prompt longer than its slot's context)
+is a ``model_call`` entry with an ``error`` instead of a ``response``: the HTTP status and the
+server's JSON error body, ``{"status": 400, "body": {"error": {"code": 400, "message": ...,
+"type": "exceed_context_size_error", "n_prompt_tokens": N, "n_ctx": M}}}``.
+
 A request is a ``model_call`` entry, or a ``compaction`` entry whose summary a model wrote (it
 keeps that summary request's ``request`` and ``response``; see ``miniagent/compaction.py``).
 The order matters because a server's prompt cache is shared by every session
@@ -47,16 +52,27 @@ class Call:
     t: float  # seconds since the recording started
     entry_id: str
     request: dict = field(repr=False)
-    response: dict = field(repr=False)
+    response: dict | None = field(repr=False)  # None when the server refused the request (see error)
     kind: str = "model_call"  # or "compaction": the summary request of a compaction (round = the next call's)
+    error: dict | None = field(default=None, repr=False)  # {"status": 400, "body": the server's JSON error}
+
+    @property
+    def refused(self) -> str | None:
+        """The server's error message when it refused the request; None when it answered."""
+        return None if self.error is None else self.error["body"]["error"]["message"]
 
     @property
     def prompt_tokens(self) -> int:
+        if self.error is not None:
+            return self.error["body"]["error"]["n_prompt_tokens"]
         return self.response["usage"]["prompt_tokens"]
 
     @property
     def cached_tokens(self) -> int | None:
-        """The server's cached count, or None when it does not report one (never read as 0)."""
+        """The server's cached count, or None when it does not report one (never read as 0) or refused
+        the request."""
+        if self.response is None:
+            return None
         details = self.response["usage"].get("prompt_tokens_details")
         if not isinstance(details, dict) or details.get("cached_tokens") is None:
             return None
@@ -64,7 +80,7 @@ class Call:
 
     @property
     def timings(self) -> dict | None:
-        return self.response.get("timings")
+        return None if self.response is None else self.response.get("timings")
 
 
 @dataclass
@@ -108,7 +124,7 @@ def _check_call(entry: dict, where: str) -> None:
     def need(obj, key, kind, path):
         if not isinstance(obj, dict) or key not in obj:
             raise RecordingError(f"{where}: field {path} is missing")
-        if not isinstance(obj[key], kind):
+        if not isinstance(obj[key], kind) or kind is int and isinstance(obj[key], bool):
             raise RecordingError(f"{where}: field {path} should be {kind.__name__}, got {type(obj[key]).__name__}")
         return obj[key]
 
@@ -116,6 +132,22 @@ def _check_call(entry: dict, where: str) -> None:
     messages = need(request, "messages", list, "request.messages")
     for i, message in enumerate(messages):
         need(message, "role", str, f"request.messages[{i}].role")
+    if "error" in entry:
+        if "response" in entry:
+            raise RecordingError(f"{where}: a request has either a response or an error, not both")
+        if entry["type"] != "model_call":
+            raise RecordingError(f"{where}: field error: only a model_call can record a refused request")
+        error = need(entry, "error", dict, "error")
+        status = need(error, "status", int, "error.status")
+        if not 400 <= status < 500:
+            raise RecordingError(f"{where}: field error.status should be a 4xx status (the server refused the "
+                                 f"request), got {status}")
+        body = need(need(error, "body", dict, "error.body"), "error", dict, "error.body.error")
+        need(body, "message", str, "error.body.error.message")
+        need(body, "type", str, "error.body.error.type")
+        if need(body, "n_prompt_tokens", int, "error.body.error.n_prompt_tokens") < 1:
+            raise RecordingError(f"{where}: field error.body.error.n_prompt_tokens should be at least 1")
+        return
     response = need(entry, "response", dict, "response")
     usage = need(response, "usage", dict, "response.usage")
     need(usage, "prompt_tokens", int, "response.usage.prompt_tokens")
@@ -176,7 +208,8 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
                                  f"(nor a compaction entry with a summary request) in {sessions[item['session']]['file']}")
         entry, _ = entries[item["call"]]
         calls.append(Call(seq, item["session"], entry.get("round", rounds.get(entry["id"], 0)), item["epoch"],
-                          item["t"], item["call"], entry["request"], entry["response"], entry["type"]))
+                          item["t"], item["call"], entry["request"], entry.get("response"), entry["type"],
+                          entry.get("error")))
     return Recording(path, manifest, calls, files)
 
 
