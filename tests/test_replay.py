@@ -54,24 +54,26 @@ CANNOT_REPLAY: dict[str, str] = {}  # recording name -> why it cannot be replaye
 
 def recorder_for(recording, out, connect, restart, log):
     """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call. The one place that knows where the recorders live."""
-    from prefixlab.recording.recorder import Recorder
-    from prefixlab.recording.t11 import T11Recorder
-    from prefixlab.recording.t12 import T12Recorder
-    from prefixlab.recording.t13 import ForkRecorder, SwitchRecorder
-    from prefixlab.recording.t14 import T14Recorder
+    its ``record`` call. The one place that knows which recorder made which recording: the
+    experiments the chapters register (``prefixlab.recording.experiments``), by the manifest's name."""
+    from chapters.a5.experiments.tool_output_masking import MaskingRecorder
+    from chapters.a6.experiments.session_tree import ForkRecorder, SwitchRecorder
+    from prefixlab.recording import experiments
 
     manifest = recording.manifest
     args = (out, connect, restart, recording.provenance, "local")
     kinds = {s["kind"] for s in manifest["sessions"]}
     experiment = manifest["experiment"]
     if experiment == "T10":  # --no-counterfactuals / --no-live leave those sessions out
-        return Recorder(*args, log=log), {"counterfactuals": "counterfactual" in kinds, "live": "live" in kinds}
+        return experiments.get("a6-2").recorder(*args, log=log), {
+            "counterfactuals": "counterfactual" in kinds, "live": "live" in kinds}
     if experiment == "T13":
         if "setup" in manifest:
             return SwitchRecorder(*args, manifest["setup"], log=log), {}
         return ForkRecorder(*args, log=log), {}
-    recorders = {"T11": T11Recorder, "T12": T12Recorder, "T14": T14Recorder}
+    if experiment == "A5-2":  # one recording per server setup
+        return MaskingRecorder(*args, manifest["setup"], log=log), {}
+    recorders = {exp.recorder.experiment: exp.recorder for exp in experiments.experiments().values()}
     if experiment not in recorders:
         raise AssertionError(f"{recording.path.name}: no recorder known for experiment {experiment!r}; "
                              "add it to recorder_for (or to CANNOT_REPLAY with the reason)")
@@ -129,14 +131,16 @@ def pinned_unittest_clock(tmp_path, monkeypatch):
 
 def replay(recording, out):
     """Run the recording's recorder against recorded answers; (bodies received, manifest, error, seconds)."""
-    responses = [call.response for call in recording.calls]
+    # a refused request is answered as the server answered it: its HTTP status and error body
+    responses = [(200, call.response) if call.error is None else (call.error["status"], call.error["body"])
+                 for call in recording.calls]
     received: list[bytes] = []
 
     def answer(body):
         i = len(received) - 1  # the fake server appends the body before it asks for an answer
         if i >= len(responses):
             return 500, {"error": {"message": f"request {i} was never recorded (the recording has {len(responses)})"}}
-        return 200, responses[i]
+        return responses[i]
 
     started = time.monotonic()
     with FakeChatServer(answer) as server:
@@ -174,6 +178,8 @@ def test_every_shipped_recording_is_replayed_and_names_its_miniagent():
     assert {"t10-smollm2-llamacpp", "t10-cache-ram-64", "t11-smollm2-llamacpp", "t12-smollm2-llamacpp",
             "t13-forks-smollm2-llamacpp", "t14-smollm2-llamacpp"} <= names
     assert sum(name.startswith("t13-switch-") for name in names) == 4
+    assert {"a5-1-overflow-smollm2-llamacpp", "a5-2-masking-reuse0-smollm2-llamacpp",
+            "a5-2-masking-reuse256-smollm2-llamacpp"} <= names
     for path in SHIPPED:
         agent = load(path).provenance.get("agent")
         assert agent and agent["package"] == "miniagent" and len(agent["source_sha256"]) == 64, (

@@ -209,10 +209,10 @@ def run_recording(prog: str, recorder: Recorder, server=None, **options) -> int:
     return 0
 
 
-def record_on_course_server(prog: str, doc: str, make_recorder, argv=None) -> int:
+def record_on_course_server(prog: str, doc: str, make_recorder, argv=None, server_args: list[str] | None = None) -> int:
     """The command line of an experiment recorded on the course's llama-server.
 
-    ``<prog> OUT [--port N]``: launch the server, build the recorder with
+    ``<prog> OUT [--port N]``: launch the server (with ``server_args`` after its default flags), build the recorder with
     ``make_recorder(out, connect, restart, provenance, model_name)`` and record into OUT.
     ``prog`` is the command as typed (``python -m prefixlab record NAME`` or an old module name);
     the recording stores it with the arguments.
@@ -225,6 +225,6 @@ def record_on_course_server(prog: str, doc: str, make_recorder, argv=None) -> in
     if args.out.exists():
         p.error(f"{args.out} exists; choose a new directory (recordings are never overwritten)")
     provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER, command_line(prog, argv))
-    server, restart = launch_llama_server(provenance, args.port)  # provenance gains kv_state too
+    server, restart = launch_llama_server(provenance, args.port, extra_args=server_args)  # and kv_state
     recorder = make_recorder(args.out, lambda: server.openai_base_url, restart, provenance, "local")
     return run_recording(prog, recorder, server)
