@@ -51,7 +51,6 @@ def test_the_overflow_session_stops_at_the_refused_request(overflow):
     assert last.prompt_tokens >= N_CTX and last.cached_tokens is None and last.response is None
     assert last.error["status"] == 400 and last.error["body"]["error"]["type"] == "exceed_context_size_error"
     assert all(c.prompt_tokens < N_CTX for c in calls[:-1])
-    print([c.prompt_tokens for c in overflow.calls])
 
 
 def test_the_retry_forks_at_the_last_result_cut_to_its_first_line(overflow):
@@ -74,8 +73,7 @@ def test_the_masking_session_cuts_results_older_than_the_kept_rounds(tmp_path, s
     assert rec.manifest["setup"] == setup
     tools = [[m["content"] for m in c.request["messages"] if m["role"] == "tool"] for c in rec.calls]
     keep = rec.session_info("masking")["keep_rounds"]
-    for i, results in enumerate(tools):
-        whole = tools[-1]  # the last request has every result; only the last `keep` are whole there
+    for i, results in enumerate(tools):  # request i carries the results of rounds 1..i
         assert len(results) == i
-        assert all("\n" not in r for r in results[:max(0, i - keep)])
-    print([c.prompt_tokens for c in rec.calls])
+        assert all("\n" not in r for r in results[:max(0, i - keep)])  # older than the kept rounds: cut
+        assert all("\n" in r for r in results[max(0, i - keep):])      # the kept rounds: whole
