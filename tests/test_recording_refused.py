@@ -74,12 +74,12 @@ def test_a_refused_call_reads_as_refused():
 @pytest.mark.parametrize("change, field", [
     (lambda e: e["error"].pop("status"), "error.status is missing"),
     (lambda e: e["error"].update(status=500), "error.status should be a 4xx status"),
-    (lambda e: e["error"].update(status=True), "error.status should be int"),
-    (lambda e: e["error"].update(body="request too long"), "error.body should be dict"),
+    (lambda e: e["error"].update(status=True), "error.status should be"),
+    (lambda e: e["error"].update(body="request too long"), "error.body should be"),
     (lambda e: e["error"]["body"].pop("error"), "error.body.error is missing"),
     (lambda e: e["error"]["body"]["error"].pop("message"), "error.body.error.message is missing"),
     (lambda e: e["error"]["body"]["error"].pop("type"), "error.body.error.type is missing"),
-    (lambda e: e["error"]["body"]["error"].update(n_prompt_tokens="2070"), "n_prompt_tokens should be int"),
+    (lambda e: e["error"]["body"]["error"].update(n_prompt_tokens="2070"), "error.body.error.n_prompt_tokens should be"),
     (lambda e: e["error"]["body"]["error"].update(n_prompt_tokens=0), "n_prompt_tokens should be at least 1"),
     (lambda e: e.update(response={"usage": {"prompt_tokens": 2070}}), "either a response or an error, not both"),
 ])

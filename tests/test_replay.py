@@ -56,7 +56,6 @@ def recorder_for(recording, out, connect, restart, log):
     """The recorder that made ``recording``, built as its command line builds it, and the options of
     its ``record`` call. The one place that knows which recorder made which recording: the
     experiments the chapters register (``prefixlab.recording.experiments``), by the manifest's name."""
-    from chapters.a5.experiments.tool_output_masking import MaskingRecorder
     from chapters.a6.experiments.session_tree import ForkRecorder, SwitchRecorder
     from prefixlab.recording import experiments
 
@@ -71,8 +70,9 @@ def recorder_for(recording, out, connect, restart, log):
         if "setup" in manifest:
             return SwitchRecorder(*args, manifest["setup"], log=log), {}
         return ForkRecorder(*args, log=log), {}
-    if experiment == "A5-2":  # one recording per server setup
-        return MaskingRecorder(*args, manifest["setup"], log=log), {}
+    if experiment.startswith("A5-"):  # chapter A5's experiments say how to rebuild their recorder
+        return next(exp.load() for exp in experiments.experiments().values()
+                    if exp.recorder.experiment == experiment).replay_recorder(recording, out, connect, restart, log)
     recorders = {exp.recorder.experiment: exp.recorder for exp in experiments.experiments().values()}
     if experiment not in recorders:
         raise AssertionError(f"{recording.path.name}: no recorder known for experiment {experiment!r}; "

@@ -93,3 +93,10 @@ def main(argv=None, prog: str = "python -m prefixlab record a5-1") -> int:
 
 
 RECORDER = OverflowRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+
+
+def replay_recorder(recording, out, connect, restart, log):
+    """The recorder that made ``recording``, built as its command line builds it, and the options of
+    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
+    recorded answers."""
+    return OverflowRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -101,3 +101,11 @@ def main(argv=None, prog: str = "python -m prefixlab record a5-2") -> int:
 
 
 RECORDER = MaskingRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+
+
+def replay_recorder(recording, out, connect, restart, log):
+    """The recorder that made ``recording`` (of the setup its manifest names), built as its command
+    line builds it, and the options of its ``record`` call: what the offline replay test
+    (tests/test_replay.py) runs against the recorded answers."""
+    return MaskingRecorder(out, connect, restart, recording.provenance, "local", recording.manifest["setup"],
+                           log=log), {}
