@@ -12,7 +12,10 @@ import pytest
 from fake_server import FakeChatServer, completion
 
 from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
+from prefixlab.paths import CHAT_TEMPLATE
+from prefixlab.paths import TOKENIZER as TOKENIZER_PATH
 from prefixlab.recording.format import load
+from prefixlab.recording.recorder import base_provenance
 from chapters.a5.experiments.context_limit import OverflowRecorder
 from chapters.a5.experiments.tool_output_masking import MaskingRecorder
 
@@ -31,8 +34,8 @@ def counting_server(n_ctx=None):
     return FakeChatServer(reply)
 
 
-PROVENANCE = {"server": {"kind": "external", "flags": []}, "model": {"name": "fake"},
-              "chat_template": {"sha256": "x"}, "tokenizer": {"sha256": "x"}, "recorder": {}}
+PROVENANCE = base_provenance(CHAT_TEMPLATE, TOKENIZER_PATH) | {"server": {"kind": "external", "flags": []},
+                                                               "model": {"name": "fake"}}
 
 
 @pytest.fixture(scope="module")
