@@ -29,7 +29,8 @@ def compare(a, b) -> list[str]:
 
 def shown(call) -> str:
     """prompt/cached of a request, or prompt/refused (the server's error) of a refused one."""
-    return f"{call.prompt_tokens}/" + (f"refused ({call.refused})" if call.refused is not None else str(call.cached_tokens))
+    cached = f"refused ({call.refused})" if call.refused is not None else str(call.cached_tokens)
+    return f"{call.prompt_tokens}/{cached}"
 
 
 def main(argv=None) -> int:

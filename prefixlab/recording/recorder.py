@@ -209,11 +209,12 @@ def run_recording(prog: str, recorder: Recorder, server=None, **options) -> int:
     return 0
 
 
-def record_on_course_server(prog: str, doc: str, make_recorder, argv=None, server_args: list[str] | None = None) -> int:
+def record_on_course_server(prog: str, doc: str, make_recorder, argv=None,
+                            server_args: list[str] | None = None) -> int:
     """The command line of an experiment recorded on the course's llama-server.
 
-    ``<prog> OUT [--port N]``: launch the server (with ``server_args`` after its default flags), build the recorder with
-    ``make_recorder(out, connect, restart, provenance, model_name)`` and record into OUT.
+    ``<prog> OUT [--port N]``: launch the server (``server_args`` come after its default flags), build
+    the recorder with ``make_recorder(out, connect, restart, provenance, model_name)`` and record into OUT.
     ``prog`` is the command as typed (``python -m prefixlab record NAME`` or an old module name);
     the recording stores it with the arguments.
     """

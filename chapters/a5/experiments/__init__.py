@@ -13,6 +13,6 @@ _A5_2 = ("a5-2-masking-reuse0-smollm2-llamacpp", "a5-2-masking-reuse256-smollm2-
 EXPERIMENTS = [
     Experiment("a5-1", "a5", "A5·1 提示词超出服务器的上下文(约 1 分钟)", f"{__name__}.context_limit",
                {"a5-1-overflow-smollm2-llamacpp": "."}),
-    Experiment("a5-2", "a5", "A5·2 遮掉旧的工具输出:--cache-reuse 0 与 256(约 2 分钟)", f"{__name__}.tool_output_masking",
-               {name: name for name in _A5_2}),
+    Experiment("a5-2", "a5", "A5·2 遮掉旧的工具输出:--cache-reuse 0 与 256(约 5 分钟)",
+               f"{__name__}.tool_output_masking", {name: name for name in _A5_2}),
 ]

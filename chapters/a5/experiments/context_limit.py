@@ -35,6 +35,7 @@ from prefixlab.recording.repository import Repository
 EXPERIMENT = "A5-1"
 SERVER_ARGS = ["-c", "2048", "-np", "1"]  # a context small enough for a few files to fill, one slot
 GROUP = "frozen"  # miniagent's design as it ships (its memory is empty here)
+CONTEXT_EXCEEDED = "exceed_context_size_error"  # the error type of llama-server's refusal
 
 
 class OverflowRecorder(Recorder):
@@ -51,6 +52,8 @@ class OverflowRecorder(Recorder):
             run_task(self.script["task"].strip(), model=policy, toolbox=toolbox, session=session, steps=[design],
                      max_rounds=len(self.script["replies"]))
         except RequestRefused as refused:
+            if refused.error["body"]["error"].get("type") != CONTEXT_EXCEEDED:
+                raise  # another refusal is not what this experiment records: the recording stops incomplete
             entry = self.record_refusal(session, refused, round_no=len(policy.sent_at))
             self.log(f"  round {entry['round']}: refused: {refused}")
         else:
