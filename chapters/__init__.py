@@ -1,5 +1,7 @@
 """The course's chapters: each chapter's lesson-specific code, one package per chapter.
 
+``a5``   A5 上下文的极限 (what llama-server does when the prompt outgrows its context, masking
+         old tool outputs; experiments only, the pages come later)
 ``a6``   A6 记忆与会话:明天它还记得吗? (instruction files, memory timing, skills, the session tree,
          memory vs retrieval)
 

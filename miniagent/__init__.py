@@ -21,6 +21,8 @@ A5 compaction
   compaction.py      a step: past a token budget, one summary message replaces the older
                      rounds; the session file keeps them -> Compactor, estimate_tokens,
                      model_summariser
+  masking.py         A5·2: a step: tool results older than the last rounds are cut to
+                     their first line; the session file keeps them -> ToolResultMasking
 
 A6 memory and sessions
   prompt.py          the system prompt: base prompt, AGENTS.md, memory (and the skills
@@ -58,6 +60,7 @@ from .agents_md import read_agents_md
 from .compaction import Compactor, estimate_tokens, model_summariser
 from .injection import Frozen, MemoryInjection, sync_messages
 from .loop import Step, run_task
+from .masking import ToolResultMasking
 from .memory import MEMORY_CHAR_LIMIT, MemoryStore, NoteRefused
 from .model import ChatModel, ModelError, ModelReply
 from .modes import MODES, for_mode

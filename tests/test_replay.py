@@ -104,14 +104,16 @@ def pinned_unittest_clock():
 
 def replay(recording, out):
     """Run the recording's recorder against recorded answers; (bodies received, manifest, error, seconds)."""
-    responses = [call.response for call in recording.calls]
+    # a refused request is answered as the server answered it: its HTTP status and error body
+    responses = [(200, call.response) if call.error is None else (call.error["status"], call.error["body"])
+                 for call in recording.calls]
     received: list[bytes] = []
 
     def answer(body):
         i = len(received) - 1  # the fake server appends the body before it asks for an answer
         if i >= len(responses):
             return 500, {"error": {"message": f"request {i} was never recorded (the recording has {len(responses)})"}}
-        return 200, responses[i]
+        return responses[i]
 
     started = time.monotonic()
     with FakeChatServer(answer) as server:
@@ -149,6 +151,8 @@ def test_every_shipped_recording_is_replayed_and_names_its_miniagent():
     assert {"t10-smollm2-llamacpp", "t10-cache-ram-64", "t11-smollm2-llamacpp", "t12-smollm2-llamacpp",
             "t13-forks-smollm2-llamacpp", "t14-smollm2-llamacpp"} <= names
     assert sum(name.startswith("t13-switch-") for name in names) == 4
+    assert {"a5-1-overflow-smollm2-llamacpp", "a5-2-masking-reuse0-smollm2-llamacpp",
+            "a5-2-masking-reuse256-smollm2-llamacpp"} <= names
     for path in SHIPPED:
         agent = load(path).provenance.get("agent")
         assert agent and agent["package"] == "miniagent" and len(agent["source_sha256"]) == 64, (

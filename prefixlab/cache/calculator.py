@@ -17,7 +17,8 @@ What ``analyze`` does:
    alone: the cache is shared, and what one session left in it is what the next one reads;
 3. returns one Row per request: measured ``cached_tokens`` (None when the server did not report
    one), predicted read / write / fresh, where the prefix breaks, the block there and the text on
-   each side of the break.
+   each side of the break. A request the server refused (its error is recorded) is compared as
+   refused: the row agrees only when the rule refuses it too.
 
 The llama.cpp rule gets its settings (slots, --cache-ram, context size, slot similarity) from the
 flags recorded in the manifest's provenance, not from constants here (``llamacpp_config``).
@@ -169,6 +170,8 @@ def generated_ids(call: Call, tokenizer) -> tuple[int, ...]:
     one token never enters the cache, so its id does not matter there. For longer replies the
     re-tokenized text is an approximation (a tool call is returned parsed, not as the raw text).
     """
+    if call.response is None:
+        return ()  # refused: the server generated nothing
     n = (call.response.get("usage") or {}).get("completion_tokens") or 0
     if not n:
         return ()
@@ -295,14 +298,20 @@ class Row:
     before_break: str           # text of a few tokens before the break
     after_break: str            # ... and from the break on
     next_blocks: tuple[str, ...]  # blocks after the break block (recomputed although unchanged)
-    ok: bool | None             # predicted read == measured (None when not measured)
+    ok: bool | None             # predicted read == measured, or both refused (None when not measured)
     rule: str
     matched_entry: str | None = None
     prediction: Prediction | None = field(default=None, compare=False, repr=False)
+    refused: str | None = None  # the server's error message when it refused the request
 
     @property
     def difference(self) -> int | None:
         return None if self.measured is None else self.read - self.measured
+
+    @property
+    def predicted_refused(self) -> str | None:
+        """The rule's error when it predicts the server refuses this request."""
+        return None if self.prediction is None else self.prediction.refused
 
 
 def make_row(call: Call, att: Attribution, p: Prediction, rule: str) -> Row:
@@ -315,9 +324,12 @@ def make_row(call: Call, att: Attribution, p: Prediction, rule: str) -> Row:
         if block is not None:
             nxt = tuple(att.blocks_after(block.name))
     measured = call.cached_tokens
+    if call.refused is not None or p.refused is not None:
+        ok = call.refused is not None and p.refused is not None  # a refusal matches only a refusal
+    else:
+        ok = None if measured is None else p.read == measured
     return Row(call.seq, call.session, call.round, call.epoch, len(att), measured, p.read, p.write, p.fresh,
-               p.break_at, p.break_block, before, after, nxt,
-               None if measured is None else p.read == measured, rule, p.matched_entry, p)
+               p.break_at, p.break_block, before, after, nxt, ok, rule, p.matched_entry, p, call.refused)
 
 
 def make_requests(replay: Replay, indices: list[int], rule: str, attributions: dict[int, Attribution] | None = None,
@@ -443,24 +455,27 @@ def as_dicts(rows: list[Row]) -> list[dict]:
 @dataclass(frozen=True)
 class Summary:
     requests: int
-    measured: int       # requests with a reported cached_tokens
+    measured: int       # requests with a reported cached_tokens, or refused by the server
     agree: int
     differ: int
     max_abs_difference: int
+    refused: int = 0    # requests the server refused (each compared as refused)
 
     def line(self, rule: str = "") -> str:
         head = f"{self.requests} requests" + (f", rule {rule}" if rule else "")
         if not self.measured:
             return f"{head}: the server reported no cached_tokens, nothing to compare"
-        return (f"{head}: {self.measured} with a measured cached_tokens, {self.agree} predicted exactly, "
+        refused = f" ({self.refused} refused by the server)" if self.refused else ""
+        return (f"{head}: {self.measured} with a measured cached_tokens{refused}, {self.agree} predicted exactly, "
                 f"{self.differ} differ (largest difference {self.max_abs_difference} tokens)")
 
 
 def summarize(rows: list[Row]) -> Summary:
-    measured = [r for r in rows if r.measured is not None]
-    diffs = [abs(r.difference) for r in measured]
-    return Summary(len(rows), len(measured), sum(1 for r in measured if r.ok), sum(1 for r in measured if not r.ok),
-                   max(diffs, default=0))
+    """Rows with a measurement (a cached count, or the server's refusal) are compared."""
+    compared = [r for r in rows if r.ok is not None]
+    diffs = [abs(r.difference) for r in compared if r.difference is not None]
+    return Summary(len(rows), len(compared), sum(1 for r in compared if r.ok), sum(1 for r in compared if not r.ok),
+                   max(diffs, default=0), sum(1 for r in rows if r.refused is not None))
 
 
 __all__ = ["Replay", "Row", "Summary", "analyze", "as_dicts", "attribute_request", "clear_caches", "epochs",

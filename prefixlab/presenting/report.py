@@ -66,8 +66,10 @@ def format_table(rows, comparable: bool, costs=None, text: bool = False) -> list
     lines = [head]
     for i, r in enumerate(rows):
         ok = ("yes" if r.ok else "NO") if comparable and r.ok is not None else "-"
+        cached = "refused" if r.refused is not None else _cell(r.measured)  # the server's HTTP 400
+        read = "refused" if r.predicted_refused is not None else r.read     # the rule's prediction of it
         line = (f"{_cell(r.seq if r.seq >= 0 else None):>4} {r.session[:25]:<25} {r.round:>3} {r.prompt_tokens:>6} "
-                f"{_cell(r.measured):>6} {r.read:>6} {r.write:>6} {r.fresh:>6}  {_cell(r.break_block)[:16]:<16} {ok:<3}")
+                f"{cached:>6} {read:>6} {r.write:>6} {r.fresh:>6}  {_cell(r.break_block)[:16]:<16} {ok:<3}")
         if costs is not None:
             line += f" {costs[i].total:>10.6f}"
         if text:
@@ -186,6 +188,10 @@ def run(args, out=print) -> int:
         costs = [pricing.request_cost(r.prediction, args.model) for r in priced]
     for line in format_table(rows, comparable, costs, args.text):
         out(line)
+    for r in rows:
+        if r.refused is not None or r.predicted_refused is not None:
+            out(f"#{r.seq} {r.session} round {r.round}: server: {r.refused or 'answered'}; "
+                f"rule: {r.predicted_refused or 'answered'}")
     summary = calculator.summarize(rows)
     if comparable:
         out(summary.line(args.rule))

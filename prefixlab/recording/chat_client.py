@@ -11,7 +11,12 @@ follows. So while recording:
 - a progress line every ``PROGRESS_EVERY`` seconds while a request waits, so a slow server is
   not mistaken for a hung one;
 - on a timeout or a dropped connection: ``RequestUnanswered``, which stops the recording;
-  ``run_recording`` marks it incomplete with this reason (``manifest.error``).
+  ``run_recording`` marks it incomplete with this reason (``manifest.error``);
+- when the server refuses the request with a JSON error (llama-server's HTTP 400 for a prompt
+  longer than its slot's context): ``RequestRefused``, carrying the exact request body that was
+  sent and the server's error, so the recorder can keep it as a refused ``model_call`` (a request
+  the server saw: it picked a slot for it) and end that session there. miniagent's ``ChatModel``
+  stays as it is: the body is read back from the HTTP request the openai SDK sent.
 """
 from __future__ import annotations
 
@@ -31,6 +36,18 @@ class RequestUnanswered(ModelError):
     """A request may have reached the server but got no answer; the recording must stop here."""
 
 
+class RequestRefused(ModelError):
+    """The server answered the request with an error body (HTTP 4xx) instead of a completion.
+
+    ``request``: the JSON body as sent; ``error``: ``{"status": <HTTP status>, "body": <the server's
+    JSON error>}``, the ``error`` field of a refused ``model_call`` entry (prefixlab.recording.format).
+    """
+
+    def __init__(self, message: str, request: dict, error: dict):
+        super().__init__(message)
+        self.request, self.error = request, error
+
+
 class RecordingChatModel:
     """``ChatModel.complete`` with no retry, ``timeout`` seconds, and a progress line while waiting."""
 
@@ -48,6 +65,8 @@ class RecordingChatModel:
         try:
             return self.chat.complete(messages, tools, **params)
         except ModelError as err:
+            if (refused := refusal(err)) is not None:
+                raise refused from err
             unanswered = self._unanswered(err, messages)
             if unanswered is None:
                 raise
@@ -78,6 +97,23 @@ class RecordingChatModel:
         return RequestUnanswered(
             f"{what} {why}. The server may have received and processed it, so it is not sent again "
             "(a retry would hide that request from the calculator): the recording stops here")
+
+
+def refusal(err: ModelError) -> RequestRefused | None:
+    """``RequestRefused`` if the server refused the request with a JSON error body (HTTP 4xx); else None."""
+    status_error = next((e for e in causes(err) if isinstance(e, openai.APIStatusError)), None)
+    if status_error is None or not 400 <= status_error.status_code < 500:
+        return None
+    try:
+        body = json.loads(status_error.response.text)
+        request = json.loads(status_error.response.request.read())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None  # not a JSON error, or no JSON body sent: passes through as it is
+    if not isinstance(body, dict) or not isinstance(body.get("error"), dict):
+        return None
+    return RequestRefused(f"the server refused the request (HTTP {status_error.status_code}): "
+                          f"{body['error'].get('message', status_error.response.text[:300])}",
+                          request, {"status": status_error.status_code, "body": body})
 
 
 def causes(err: BaseException) -> list[BaseException]:

@@ -11,7 +11,7 @@ from .format import RecordingError, load
 
 
 def compare(a, b) -> list[str]:
-    """Lines describing every difference of session layout, prompt_tokens or cached_tokens."""
+    """Lines describing every difference of session layout, prompt_tokens, cached_tokens or refusal."""
     diffs = []
     sessions_a = [s["id"] for s in a.manifest["sessions"]]
     sessions_b = [s["id"] for s in b.manifest["sessions"]]
@@ -22,10 +22,15 @@ def compare(a, b) -> list[str]:
         if len(calls_a) != len(calls_b):
             diffs.append(f"{sid}: {len(calls_a)} requests vs {len(calls_b)}")
         for x, y in zip(calls_a, calls_b):
-            if (x.prompt_tokens, x.cached_tokens) != (y.prompt_tokens, y.cached_tokens):
-                diffs.append(f"{sid} round {x.round}: prompt/cached {x.prompt_tokens}/{x.cached_tokens} "
-                             f"vs {y.prompt_tokens}/{y.cached_tokens}")
+            if (x.prompt_tokens, x.cached_tokens, x.refused) != (y.prompt_tokens, y.cached_tokens, y.refused):
+                diffs.append(f"{sid} round {x.round}: prompt/cached {shown(x)} vs {shown(y)}")
     return diffs
+
+
+def shown(call) -> str:
+    """prompt/cached of a request, or prompt/refused (the server's error) of a refused one."""
+    cached = f"refused ({call.refused})" if call.refused is not None else str(call.cached_tokens)
+    return f"{call.prompt_tokens}/{cached}"
 
 
 def main(argv=None) -> int:

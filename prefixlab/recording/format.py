@@ -5,6 +5,11 @@ A recording is a directory::
     manifest.json      format, status, provenance, the sessions, the global request order
     <session>.jsonl    miniagent session files (entries of type model_call hold request + response)
 
+A request the server refused (llama-server's HTTP 400 for a prompt longer than its slot's context)
+is a ``model_call`` entry with an ``error`` instead of a ``response``: the HTTP status and the
+server's JSON error body, ``{"status": 400, "body": {"error": {"code": 400, "message": ...,
+"type": "exceed_context_size_error", "n_prompt_tokens": N, "n_ctx": M}}}``.
+
 A request is a ``model_call`` entry, or a ``compaction`` entry whose summary a model wrote (it
 keeps that summary request's ``request`` and ``response``; see ``miniagent/compaction.py``).
 The order matters because a server's prompt cache is shared by every session
@@ -51,16 +56,27 @@ class Call:
     t: float  # seconds since the recording started
     entry_id: str
     request: dict = field(repr=False)
-    response: dict = field(repr=False)
+    response: dict | None = field(repr=False)  # None when the server refused the request (see error)
     kind: str = "model_call"  # or "compaction": the summary request of a compaction (round = the next call's)
+    error: dict | None = field(default=None, repr=False)  # {"status": 400, "body": the server's JSON error}
+
+    @property
+    def refused(self) -> str | None:
+        """The server's error message when it refused the request; None when it answered."""
+        return None if self.error is None else self.error["body"]["error"]["message"]
 
     @property
     def prompt_tokens(self) -> int:
+        if self.error is not None:
+            return self.error["body"]["error"]["n_prompt_tokens"]
         return self.response["usage"]["prompt_tokens"]
 
     @property
     def cached_tokens(self) -> int | None:
-        """The server's cached count, or None when it does not report one (never read as 0)."""
+        """The server's cached count, or None when it does not report one (never read as 0) or refused
+        the request."""
+        if self.response is None:
+            return None
         details = self.response["usage"].get("prompt_tokens_details")
         if not isinstance(details, dict) or details.get("cached_tokens") is None:
             return None
@@ -68,7 +84,7 @@ class Call:
 
     @property
     def timings(self) -> dict | None:
-        return self.response.get("timings")
+        return None if self.response is None else self.response.get("timings")
 
 
 @dataclass
@@ -185,6 +201,22 @@ def _check_message(message, where: str, path: str) -> None:
         _field(call, "function.arguments", (str, dict), "the tool call's arguments", where, prefix=at)
 
 
+def _check_refusal(entry: dict, where: str) -> None:
+    """A request the server refused: its HTTP status and the server's JSON error, instead of a response."""
+    if "response" in entry:
+        raise RecordingError(f"{where}: a request has either a response or an error, not both")
+    if entry["type"] != "model_call":
+        raise RecordingError(f"{where}: field error: only a model_call can record a refused request")
+    status = _field(entry, "error.status", (int,), "the HTTP status of the refusal", where)
+    if not 400 <= status < 500:
+        raise RecordingError(f"{where}: field error.status should be a 4xx status (the server refused the "
+                             f"request), got {status}")
+    _field(entry, "error.body.error.message", (str,), "the server's error message", where)
+    _field(entry, "error.body.error.type", (str,), "the server's error type", where)
+    if _field(entry, "error.body.error.n_prompt_tokens", (int,), "the prompt's token count", where) < 1:
+        raise RecordingError(f"{where}: field error.body.error.n_prompt_tokens should be at least 1")
+
+
 def _check_call(entry: dict, where: str) -> None:
     """The fields of a request entry (a model_call, or a compaction with its summary request)."""
     messages = _field(entry, "request.messages", (list,), "the chat messages sent", where)
@@ -197,6 +229,9 @@ def _check_call(entry: dict, where: str) -> None:
         if not isinstance(tool, dict):
             raise RecordingError(f"{where}: field request.tools[{i}] should be an object, got {_json_type(tool)}")
         _field(tool, "function.name", (str,), "the tool's name", where, prefix=f"request.tools[{i}]")
+    if "error" in entry:
+        _check_refusal(entry, where)
+        return
     _field(entry, "response.usage.prompt_tokens", (int,), "the server's prompt token count", where)
     if _field(entry, "response.usage.prompt_tokens_details", (dict,), "the server's cached_tokens, if it reports them",
               where, required=False) is not None:
@@ -260,7 +295,8 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
                                  f"session {info['id']!r}'s path (from the root to its leaf {info['leaf']!r})")
         entry = entries[info["file"], item["call"]]
         calls.append(Call(seq, item["session"], entry.get("round", rounds.get(entry["id"], 0)), item["epoch"],
-                          item["t"], item["call"], entry["request"], entry["response"], entry["type"]))
+                          item["t"], item["call"], entry["request"], entry.get("response"), entry["type"],
+                          entry.get("error")))
     return Recording(path, manifest, calls, files)
 
 

@@ -34,7 +34,7 @@ from prefixlab.serving.server import sha256_file
 from prefixlab.serving.state_size import kv_state_size
 
 from .agent_source import agent_provenance
-from .chat_client import RecordingChatModel, recording_model
+from .chat_client import RecordingChatModel, RequestRefused, recording_model
 from .format import FORMAT, is_request, write_manifest
 from .policy import load_script, load_tasks, monotonic_clock
 from .repository import Repository
@@ -98,10 +98,14 @@ class Recorder:
         for entry, t in zip(calls, sent_at):
             self.manifest["order"].append({"session": info["id"], "call": entry["id"], "epoch": self.epoch, "t": t})
         write_manifest(self.out, self.manifest)
-        summary = ", ".join(f"{e['response']['usage']['prompt_tokens']}/"
-                            f"{(e['response']['usage'].get('prompt_tokens_details') or {}).get('cached_tokens', '-')}"
-                            + ("(summary)" if e["type"] == "compaction" else "") for e in calls)
+        summary = ", ".join(_usage(e) + ("(summary)" if e["type"] == "compaction" else "") for e in calls)
         self.log(f"  {info['id']}: {len(calls)} requests (prompt/cached: {summary})")
+
+    @staticmethod
+    def record_refusal(session: Session, refused: RequestRefused, round_no: int) -> dict:
+        """Append a request the server refused to ``session``: a ``model_call`` with the request as sent
+        and the server's ``error`` instead of a ``response`` (no reply, so the session ends there)."""
+        return session.append("model_call", round=round_no, request=refused.request, error=refused.error)
 
     def record(self, **options) -> dict:
         raise NotImplementedError(f"{type(self).__name__} must say what it records")
@@ -117,6 +121,14 @@ class Recorder:
         self.manifest["status"] = "incomplete"
         self.manifest["error"] = f"{type(err).__name__}: {err}"
         write_manifest(self.out, self.manifest)
+
+
+def _usage(entry: dict) -> str:
+    """prompt/cached of a recorded request, for the log; prompt/refused for one the server refused."""
+    if "error" in entry:
+        return f"{entry['error']['body']['error'].get('n_prompt_tokens', '?')}/refused"
+    usage = entry["response"]["usage"]
+    return f"{usage['prompt_tokens']}/{(usage.get('prompt_tokens_details') or {}).get('cached_tokens', '-')}"
 
 
 def command_line(prog: str, argv: list[str] | None = None) -> str:
@@ -197,11 +209,12 @@ def run_recording(prog: str, recorder: Recorder, server=None, **options) -> int:
     return 0
 
 
-def record_on_course_server(prog: str, doc: str, make_recorder, argv=None) -> int:
+def record_on_course_server(prog: str, doc: str, make_recorder, argv=None,
+                            server_args: list[str] | None = None) -> int:
     """The command line of an experiment recorded on the course's llama-server.
 
-    ``<prog> OUT [--port N]``: launch the server, build the recorder with
-    ``make_recorder(out, connect, restart, provenance, model_name)`` and record into OUT.
+    ``<prog> OUT [--port N]``: launch the server (``server_args`` come after its default flags), build
+    the recorder with ``make_recorder(out, connect, restart, provenance, model_name)`` and record into OUT.
     ``prog`` is the command as typed (``python -m prefixlab record NAME`` or an old module name);
     the recording stores it with the arguments.
     """
@@ -213,6 +226,6 @@ def record_on_course_server(prog: str, doc: str, make_recorder, argv=None) -> in
     if args.out.exists():
         p.error(f"{args.out} exists; choose a new directory (recordings are never overwritten)")
     provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER, command_line(prog, argv))
-    server, restart = launch_llama_server(provenance, args.port)  # provenance gains kv_state too
+    server, restart = launch_llama_server(provenance, args.port, extra_args=server_args)  # and kv_state
     recorder = make_recorder(args.out, lambda: server.openai_base_url, restart, provenance, "local")
     return run_recording(prog, recorder, server)

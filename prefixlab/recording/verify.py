@@ -5,7 +5,8 @@
 
 For each request: render ``messages`` + ``tools`` with the recorded chat template
 (the way the server does), tokenize with the recorded model's tokenizer, and
-compare the length with the server's ``usage.prompt_tokens``. Exit code 1 on any
+compare the length with the server's ``usage.prompt_tokens`` (for a request the server refused,
+with the ``n_prompt_tokens`` of its error). Exit code 1 on any
 mismatch, with the session, round and both counts.
 """
 from __future__ import annotations
