@@ -116,7 +116,7 @@ def test_comparison_is_refresh_vs_no_refresh(lab, rec):
 def test_bad_path_shows_an_error_and_keeps_the_recording(lab):
     before = lab.update(k=2)
     s = lab.open("data/recordings/no-such-recording")
-    assert "no manifest.json" in s.error and "data/recordings/no-such-recording" in s.error
+    assert s.error == "无法打开录制:没有 data/recordings/no-such-recording 这个目录"
     assert s.controls == before.controls and s.rows == before.rows
     assert lab.open("   ").error == "请输入录制目录的路径"
     # the next good change clears the message
@@ -211,7 +211,7 @@ def test_widgets_drive_the_lab():
     app.breakpoint.value = "memory_header"
     app.path.value = "nowhere/at/all"
     app.open_button.click()
-    assert "no manifest.json" in app.error.value and app.lab.state.controls.k == 4
+    assert "没有 nowhere/at/all 这个目录" in app.error.value and app.lab.state.controls.k == 4
     app.session.value = next(sid for _, sid in app.session.options if "fork" in sid)
     assert app.k.disabled and app.k.value == 0
     assert app._repr_mimebundle_()["text/plain"] == CalculatorApp.TEXT
@@ -226,7 +226,7 @@ def test_run_module_streams_output_and_returns_the_exit_code(capsys):
 
 
 def test_a_bad_first_recording_raises_with_the_message():
-    with pytest.raises(ValueError, match="no manifest.json"):
+    with pytest.raises(ValueError, match="没有 data/recordings/no-such-recording 这个目录"):
         CalculatorLab("data/recordings/no-such-recording")
 
 
