@@ -128,6 +128,8 @@ class RetrievalApp(WidgetApp):
 
     def _preset(self):
         """A labelled request fills the box; "(自己写)" empties it for the learner's own."""
+        if self._syncing:
+            return
         self._syncing = True
         try:
             self.query.value = self.preset.value
