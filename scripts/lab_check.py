@@ -157,7 +157,7 @@ LAYOUT = """(root) => {
     if (s.options.length && s.selectedIndex < 0) out.push('a dropdown starts with nothing selected');
   });
   root.querySelectorAll('pre, .widget-html-content').forEach(e => {
-    if (e.getBoundingClientRect().height > %d && !e.closest('.lab-panel') && !e.querySelector('.lab-panel')
+    if (e.getBoundingClientRect().height > %d
         && !e.querySelector('.js-plotly-plot')) out.push(`a text panel ${Math.round(e.getBoundingClientRect().height)} px tall`);
   });
   return out;
@@ -296,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         print("lab_check: the playwright package is missing: pip install -r requirements-ci.txt", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
+    # CI stopping the check (SIGTERM) must still run the finally blocks that stop JupyterLab
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     failures, started = 0, time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lab-check-") as tmp:
