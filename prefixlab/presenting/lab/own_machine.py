@@ -11,7 +11,6 @@ over the first one's recording.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from prefixlab.paths import REPO_ROOT
 
