@@ -23,7 +23,7 @@ class CalculatorApp(WidgetApp):
         self.lab = lab or CalculatorLab()
         style, wide = {"description_width": "7em"}, w.Layout(width="36em")
         self.recording = w.Dropdown(description="录制", style=style, layout=wide)
-        self.path = w.Text(description="或输入路径", placeholder="任意录制目录,例如 data/recordings/my-a6-2",
+        self.path = w.Text(description="或输入路径", placeholder="任意录制目录,例如 data/recordings/my-recording",
                            style=style, layout=w.Layout(width="36em"))
         self.open_button = w.Button(description="打开", icon="folder-open")
         self.error = w.HTML()
