@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: install book test test-server check-book lab server record record-t11 record-t12 record-t13 record-t14 clean
+.PHONY: install book test test-server check-book check-labs lab server record record-t11 record-t12 record-t13 record-t14 clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ check-book: install
 	$(BIN)/python -m pytest tests/test_book_html.py
 	$(BIN)/python scripts/browser_check.py _build/html
 	$(BIN)/python scripts/browser_check.py _build/fixture/_build/html --out _build/browser-check/fixture
+
+# Every lab as a learner uses it: JupyterLab on 127.0.0.1, headless Chromium (Debian's), Run All, one
+# control per widget; every labs/**/*.ipynb. Needs the same packages as check-book.
+check-labs: install
+	PYTHONHASHSEED=0 $(BIN)/python scripts/lab_check.py
 
 # Every chapter's pages and labs (book/<chapter>/, labs/<chapter>/ and the course-wide labs).
 NOTEBOOKS = $(shell find book labs -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)

@@ -10,6 +10,8 @@ from prefixlab.cache import calculator, counterfactual, pricing, rules
 from prefixlab.cache.rules.anthropic import explicit, min_cacheable_tokens
 from prefixlab.presenting import report
 from prefixlab.presenting.lab import DEFAULT_RECORDING, CalculatorApp, CalculatorLab, resolve, run_module
+from prefixlab.paths import REPO_ROOT
+from prefixlab.presenting.lab import state as state_module
 from prefixlab.presenting.lab.render import break_lines
 
 SHIPPED = "data/recordings/t10-smollm2-llamacpp"
@@ -116,7 +118,7 @@ def test_comparison_is_refresh_vs_no_refresh(lab, rec):
 def test_bad_path_shows_an_error_and_keeps_the_recording(lab):
     before = lab.update(k=2)
     s = lab.open("data/recordings/no-such-recording")
-    assert "no manifest.json" in s.error and "data/recordings/no-such-recording" in s.error
+    assert s.error == "无法打开录制:没有 data/recordings/no-such-recording 这个目录"
     assert s.controls == before.controls and s.rows == before.rows
     assert lab.open("   ").error == "请输入录制目录的路径"
     # the next good change clears the message
@@ -211,7 +213,7 @@ def test_widgets_drive_the_lab():
     app.breakpoint.value = "memory_header"
     app.path.value = "nowhere/at/all"
     app.open_button.click()
-    assert "no manifest.json" in app.error.value and app.lab.state.controls.k == 4
+    assert "没有 nowhere/at/all 这个目录" in app.error.value and app.lab.state.controls.k == 4
     app.session.value = next(sid for _, sid in app.session.options if "fork" in sid)
     assert app.k.disabled and app.k.value == 0
     assert app._repr_mimebundle_()["text/plain"] == CalculatorApp.TEXT
@@ -226,7 +228,7 @@ def test_run_module_streams_output_and_returns_the_exit_code(capsys):
 
 
 def test_a_bad_first_recording_raises_with_the_message():
-    with pytest.raises(ValueError, match="no manifest.json"):
+    with pytest.raises(ValueError, match="没有 data/recordings/no-such-recording 这个目录"):
         CalculatorLab("data/recordings/no-such-recording")
 
 
@@ -266,3 +268,100 @@ def test_an_openai_rule_shows_its_own_two_readings(lab):
     s = lab.update(session="frozen-day2", rule="openai-breakpoints")
     assert all(r["rule"] == rules.get("openai-breakpoints").LABEL and r["usd"] is None for r in s.readings)
     assert s.readings[-1]["label"].startswith("隔一天")
+
+
+# -- issue 34: the labs as a learner uses them (Run All, then play) ---------------------------------
+
+def test_record_your_own_cells_do_nothing_until_a_server_is_chosen(capsys):
+    from prefixlab.presenting.lab import own_machine as own
+
+    assert not own.wants(None, "录制 T10", "几分钟")
+    out = capsys.readouterr().out
+    assert "没有运行" in out and 'SERVER = "course"' in out
+    assert not own.wants({"url": "http://127.0.0.1:8080/v1"}, "录制 T10", "几分钟")
+    assert "缺少" in capsys.readouterr().out
+    assert not own.wants("course-server", "录制 T10", "几分钟")
+    assert own.wants("course", "录制 T10", "约 5 分钟")
+    assert "预计 约 5 分钟" in capsys.readouterr().out  # the time cost, before anything runs
+    assert not own.wants({"url": "u", "model": "m", "tokenizer": "t", "template": "x"}, "第一步", "几秒",
+                         course_only=True)  # a missing tokenizer file is named before the server is asked
+    assert own.record_args("course", quick=True) == ["--no-counterfactuals"]
+    mine = {"url": "http://127.0.0.1:8080/v1", "model": "m", "tokenizer": "a.json", "template": "b.jinja"}
+    assert own.record_args(mine, quick=False) == ["--server-url", mine["url"], "--model", "m",
+                                                  "--tokenizer", "a.json", "--template", "b.jinja"]
+
+
+def test_a_second_recording_run_gets_a_new_directory_or_a_clear_message(monkeypatch, capsys):
+    from prefixlab.presenting.lab import own_machine as own
+
+    first = own.new_out("a6-2")
+    assert first.startswith("data/recordings/my-a6-2-") and not (REPO_ROOT / first).exists()
+    monkeypatch.setattr(own, "run_module", lambda *a: pytest.fail("must not record into an existing directory"))
+    assert own.record("a6-2", "data/recordings/t10-smollm2-llamacpp", "course") is None
+    out = capsys.readouterr().out
+    assert "已经存在" in out and "incomplete" not in out
+    assert not own.recorded(first) and "先在第二步录一份" in capsys.readouterr().out
+    calls = []
+    monkeypatch.setattr(own, "run_module", lambda *a: calls.append(a) or 0)
+    assert own.record("a6-2", first, "course") == 0
+    assert calls == [("prefixlab", "record", "a6-2", first, "--no-counterfactuals")]
+
+
+def test_record_your_own_guards_every_long_cell():
+    import nbformat
+
+    nb = nbformat.read(REPO_ROOT / "labs" / "record-your-own.ipynb", as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert not any("skip-execution" in c.metadata.get("tags", []) or "nbval-skip" in c.metadata.get("tags", [])
+                   for c in code)  # safe under Run All, so nbval runs every cell
+    assert any(c.source.startswith("SERVER = None") for c in code)
+    for c in code:
+        if any(s in c.source for s in ("LlamaServer(", "own.record(", "run_module(", "CalculatorLab(OUT)")):
+            assert "if own.wants(SERVER" in c.source or "if own.recorded(OUT)" in c.source, c.source
+    text = "".join(c.source for c in nb.cells)
+    assert 'own.record("a6-2"' in text and "prefixlab.record_t10" not in text and "log=print" in text
+    outputs = "".join(o.get("text", "") for c in code for o in c.get("outputs", []))
+    assert "没有运行" in outputs and "Traceback" not in outputs
+
+
+def test_the_breakpoint_says_what_it_did():
+    demo = CalculatorLab()
+    demo.update(k=3)
+    s = demo.update(rule="anthropic", model="claude-opus-5", breakpoint="memory_body")
+    assert s.breakpoint_effect.startswith("显式断点在 memory_body:和只用自动缓存的数完全一样")
+    assert s.breakpoint_effect in demo.report()
+    s = demo.update(breakpoint="memory_header")
+    assert "从缓存读 +" in s.breakpoint_effect  # here it does read more, and the line says how much
+    assert demo.update(breakpoint=None).breakpoint_effect == ""
+    app = CalculatorApp(demo)
+    app.breakpoint.value = "memory_body"
+    assert "场景" in app.scenario.value and "和只用自动缓存的数完全一样" in app.scenario.value
+
+
+def test_learner_facing_text_of_the_calculator_is_chinese(lab):
+    assert lab.open("data/recordings").error == ("无法打开录制:data/recordings 不是一份录制(里面没有 manifest.json);"
+                                                "它里面的录制有 " + "、".join(
+                                                    p.parent.name for p in sorted((REPO_ROOT / "data/recordings")
+                                                                                  .glob("*/manifest.json"))) + ",请选其中一个")
+    s = lab.state
+    assert "个请求" in s.summary and "requests" not in s.summary
+    assert "requests" not in lab.update(rule="mlx").summary
+    for sid in (i["id"] for i in lab._replay.recording.manifest["sessions"]):
+        note = state_module.k_range(lab._replay.recording, sid)[1].replace(sid, "")
+        assert not any(w in note for w in ("session", "remember call", "counterfactual")), note
+
+
+def test_changing_the_session_keeps_k_where_it_can(lab):
+    lab.update(k=3)
+    s = lab.update(session="refresh-day1")
+    assert s.controls.k == 3 and s.k_changed == ""
+    fork = next(i["id"] for i in lab._replay.recording.manifest["sessions"] if i["kind"] == "fork")
+    s = lab.update(session=fork)
+    assert s.controls.k == 0 and s.k_changed == f"换到会话 {fork} 后,k 从 3 改成了 0(这个会话的 k 最多到 0)"
+    assert s.k_changed in lab.report()
+
+
+def test_calculator_controls_are_labelled_and_say_how_to_start():
+    app = CalculatorApp()
+    assert app.path.description == "或输入路径"
+    assert "运行这个单元格" in CalculatorApp.TEXT and "前缀缓存计算器" in CalculatorApp.TEXT

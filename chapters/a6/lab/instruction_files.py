@@ -13,7 +13,6 @@ Binder). ``LoaderLab(path)`` opens your own repository instead (read-only unless
 """
 from __future__ import annotations
 
-import html
 import shutil
 import tempfile
 from pathlib import Path
@@ -26,7 +25,7 @@ from prefixlab.paths import RECORDINGS
 from prefixlab.recording.format import load
 
 from ..figures.agents_md_explorer import working_directories
-from prefixlab.presenting.lab.app import WidgetApp
+from prefixlab.presenting.lab.app import WidgetApp, panel
 from ..figures.rule_placement import PART_LABELS, VARIANT_LABELS, request_rows, variants
 
 T11 = RECORDINGS / "t11-smollm2-llamacpp"
@@ -70,37 +69,51 @@ class RequestLab:
 
 
 class RequestApp(WidgetApp):
-    TEXT = "T11 的请求浏览器(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "T11 的请求浏览器"
 
     def __init__(self, lab: RequestLab | None = None):
         import ipywidgets as w
 
         self.lab = lab or RequestLab()
         style = {"description_width": "5em"}
+        variants = self.lab.variants()
         self.variant = w.Dropdown(description="变体", style=style, layout=w.Layout(width="36em"),
-                                  options=[(VARIANT_LABELS.get(v, v), v) for v in self.lab.variants()])
-        self.session = w.Dropdown(description="会话", style=style)
-        self.request = w.Dropdown(description="请求", style=style)
+                                  options=[(VARIANT_LABELS.get(v, v), v) for v in variants], value=variants[0])
+        # Options before the value: ipywidgets 8 leaves a Dropdown created without options at None.
+        sessions = self.lab.sessions(self.variant.value)
+        self.session = w.Dropdown(description="会话", style=style, options=sessions, value=sessions[0])
+        requests = self.lab.requests(self.session.value)
+        self.request = w.Dropdown(description="请求", style=style, options=requests,
+                                  value=self.start_request(self.session.value))
         self.panel = w.HTML()
         self.variant.observe(lambda _: self._sessions(), "value")
         self.session.observe(lambda _: self._requests(), "value")
         self.request.observe(lambda _: self._show(), "value")
         self.widget = w.VBox([self.variant, w.HBox([self.session, self.request]), self.panel])
-        self._sessions()
+        self._show()
+
+    def start_request(self, session: str) -> int:
+        """The request first shown for a session: the one right after a compaction (where the rule
+        may vanish), else the last one."""
+        labels = self.lab.requests(session)
+        after = [seq for (label, _), (_, seq) in zip(labels, labels[1:]) if label.endswith("压缩")]
+        return (after or [labels[-1][1]])[0]
 
     def _sessions(self):
-        self.session.options = self.lab.sessions(self.variant.value)
+        sessions = self.lab.sessions(self.variant.value)
+        self.session.options = sessions
+        self.session.value = sessions[0]
         self._requests()
 
     def _requests(self):
         self.request.options = self.lab.requests(self.session.value)
+        self.request.value = self.start_request(self.session.value)
         self._show()
 
     def _show(self):
-        if self.request.value is None:
+        if self.request.value is None or self.session.value is None:
             return
-        text = self.lab.describe(self.session.value, self.request.value)
-        self.panel.value = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
+        self.panel.value = panel(self.lab.describe(self.session.value, self.request.value))
 
 
 class LoaderLab:
@@ -145,7 +158,7 @@ class LoaderLab:
 
 
 class LoaderApp(WidgetApp):
-    TEXT = "AGENTS.md 加载器(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "AGENTS.md 加载器"
 
     def __init__(self, lab: LoaderLab | None = None):
         import ipywidgets as w
@@ -178,5 +191,4 @@ class LoaderApp(WidgetApp):
         self._show()
 
     def _show(self):
-        text = self.lab.describe(self.cwd.value, self.cap.value)
-        self.result.value = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
+        self.result.value = panel(self.lab.describe(self.cwd.value, self.cap.value))

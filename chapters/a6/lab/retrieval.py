@@ -12,7 +12,6 @@ needs a kernel (JupyterLab or Binder).
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 from miniagent.retriever import Retriever
@@ -21,10 +20,11 @@ from miniagent.variants.select_memory import TOP_K
 from prefixlab.cache.tokenizer import load_tokenizer
 
 from ..figures import recall
-from prefixlab.presenting.lab.app import WidgetApp
+from prefixlab.presenting.lab.app import WidgetApp, panel
 
 STRATEGY_LABELS = {"select": "挑选:进 system prompt 的记忆块", "retrieve": "检索:接在这次的 user 消息后面"}
 MAX_K = 15
+OWN = "(自己写)"  # the first choice of 标注过的: the request box holds the learner's own text
 
 
 @dataclass(frozen=True)
@@ -99,30 +99,55 @@ class RetrievalLab:
 
 
 class RetrievalApp(WidgetApp):
-    TEXT = "记忆检索试验台(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "记忆检索试验台"
 
     def __init__(self, lab: RetrievalLab | None = None):
         import ipywidgets as w
 
         self.lab = lab or RetrievalLab()
-        style = {"description_width": "5em"}
-        self.preset = w.Dropdown(description="标注过的", style=style, layout=w.Layout(width="48em"),
-                                 options=[("(自己写)", "")] + [(f"{t.id}:{t.text}", t.text) for t in self.lab.tasks])
-        self.query = w.Textarea(description="请求", style=style, layout=w.Layout(width="48em", height="4em"),
-                                value=self.lab.tasks[0].text)
+        style, wide = {"description_width": "5em"}, w.Layout(width="100%")
+        first = self.lab.tasks[0].text
+        # Each labelled request on its own line of a list box: long requests wrap instead of being cut.
+        self.preset = w.Select(description="标注过的", style=style, layout=w.Layout(width="100%", height="9em"),
+                               options=[(OWN, "")] + [(f"{t.id}:{t.text}", t.text) for t in self.lab.tasks],
+                               value=first)
+        self.query = w.Textarea(description="请求", style=style, layout=w.Layout(width="100%", max_width="60em", height="4em"),
+                                value=first, placeholder="写一句请求,例如 Add Kelvin support")
         self.k = w.IntSlider(description="k", min=1, max=MAX_K, value=TOP_K, style=style, continuous_update=False)
-        self.strategy = w.ToggleButtons(options=[(label.split(":")[0], key) for key, label in STRATEGY_LABELS.items()])
+        self.strategy = w.ToggleButtons(description="做法", style={"description_width": "3em"},
+                                        options=[(label.split(":")[0], key) for key, label in STRATEGY_LABELS.items()],
+                                        tooltips=[label for label in STRATEGY_LABELS.values()])
         self.panel = w.HTML()
+        self._syncing = False
         self.preset.observe(lambda _: self._preset(), "value")
-        for control in (self.query, self.k, self.strategy):
+        self.query.observe(lambda _: self._typed(), "value")
+        for control in (self.k, self.strategy):
             control.observe(lambda _: self._show(), "value")
-        self.widget = w.VBox([self.preset, self.query, w.HBox([self.k, self.strategy]), self.panel])
+        self.widget = w.VBox([self.preset, self.query, w.HBox([self.k, self.strategy]), self.panel], layout=wide)
         self._show()
 
     def _preset(self):
-        if self.preset.value:
+        """A labelled request fills the box; "(自己写)" empties it for the learner's own."""
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
             self.query.value = self.preset.value
+        finally:
+            self._syncing = False
+        self._show()
+
+    def _typed(self):
+        """Typing in the box: the list follows (the labelled request it now equals, else "(自己写)")."""
+        if self._syncing:
+            return
+        labelled = " ".join(self.query.value.split())
+        self._syncing = True
+        try:
+            self.preset.value = next((t.text for t in self.lab.tasks if t.text == labelled), "")
+        finally:
+            self._syncing = False
+        self._show()
 
     def _show(self):
-        text = self.lab.describe(self.query.value, self.k.value, self.strategy.value)
-        self.panel.value = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
+        self.panel.value = panel(self.lab.describe(self.query.value, self.k.value, self.strategy.value))

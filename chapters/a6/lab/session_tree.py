@@ -17,7 +17,6 @@ The plain-text methods are what nbval compares; the apps need a kernel (JupyterL
 """
 from __future__ import annotations
 
-import html
 import shutil
 import tempfile
 from pathlib import Path
@@ -30,14 +29,18 @@ from prefixlab.recording.format import load
 
 from ..figures import session_tree as st
 from ..exercises.a6_4 import switch_backs, truncated
-from prefixlab.presenting.lab.app import WidgetApp
+from prefixlab.presenting.lab.app import WidgetApp, panel
+from prefixlab.presenting.lab.wording import server_event, session_tree
 
 FORKS = RECORDINGS / "t13-forks-smollm2-llamacpp"
 SLOT_FLAGS = ("-np", "--cache-ram", "--slot-prompt-similarity")
-
-
-def _pre(text: str) -> str:
-    return f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
+# The server setups of the t13-switch-* recordings, as the toggle shows them (an unknown setup: its id)
+SETUP_LABELS = {
+    "one-slot": "一个槽位,无主机缓存",
+    "host-cache": "一个槽位 + 主机缓存",
+    "two-slots": "两个槽位 + 主机缓存",
+    "two-slots-lru": "两个槽位,只按最久没用挑",
+}
 
 
 class TreeLab:
@@ -73,7 +76,7 @@ class TreeLab:
 
 
 class TreeApp(WidgetApp):
-    TEXT = "会话树浏览器(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "会话树浏览器"
 
     def __init__(self, lab: TreeLab | None = None):
         import ipywidgets as w
@@ -86,7 +89,7 @@ class TreeApp(WidgetApp):
         self._show()
 
     def _show(self):
-        self.panel.value = _pre(self.lab.describe(self.leaf.value))
+        self.panel.value = panel(self.lab.describe(self.leaf.value))
 
 
 class SwitchLab:
@@ -114,25 +117,26 @@ class SwitchLab:
             hit = "—" if r.measured is None else f"{r.measured:,}"
             lines.append(f"{r.order:>3} {r.session:<9} 第 {r.round:>2} 轮  prompt {r.prompt_tokens:>5,}  "
                          f"实测命中 {hit:>5}  计算器 {r.predicted:>5,}  来自 {r.source}{back}")
-            lines += [f"      · {n}" for n in r.notes]
+            lines += [f"      · {server_event(n)}" for n in r.notes]
         return "\n".join(lines)
 
 
 class SwitchApp(WidgetApp):
-    TEXT = "分支切换浏览器(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "分支切换浏览器"
 
     def __init__(self, lab: SwitchLab | None = None):
         import ipywidgets as w
 
         self.lab = lab or SwitchLab()
-        self.setup = w.ToggleButtons(options=self.lab.setups())
+        self.setup = w.ToggleButtons(description="服务器设置", options=[(SETUP_LABELS.get(s, s), s) for s in self.lab.setups()],
+                                     style={"description_width": "6em", "button_width": "13em"})
         self.panel = w.HTML()
         self.setup.observe(lambda _: self._show(), "value")
         self.widget = w.VBox([self.setup, self.panel])
         self._show()
 
     def _show(self):
-        self.panel.value = _pre(self.lab.describe(self.setup.value))
+        self.panel.value = panel(self.lab.describe(self.setup.value))
 
 
 class Sandbox:
@@ -155,7 +159,7 @@ class Sandbox:
     def branch(self, entry_id: str, text: str) -> dict:
         """Append a user message below ``entry_id``: a new branch if the entry already has a child."""
         if not text.strip():
-            raise ValueError("the message is empty")
+            raise ValueError("消息是空的,先写一句话")
         session = self.session()
         session.fork(entry_id)
         if problem := fork_point_problem(session, entry_id):
@@ -163,11 +167,12 @@ class Sandbox:
         return session.append("message", message={"role": "user", "content": text})
 
     def tree(self) -> str:
-        return render_tree(self.session())
+        """What ``python -m miniagent session tree`` prints for the copy, its words in Chinese."""
+        return session_tree(render_tree(self.session()))
 
 
 class SandboxApp(WidgetApp):
-    TEXT = "会话树沙盒(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "会话树沙盒"
 
     def __init__(self, sandbox: Sandbox | None = None):
         import ipywidgets as w
@@ -177,18 +182,26 @@ class SandboxApp(WidgetApp):
         self.text = w.Text(description="新消息", value="Try another way.", layout=w.Layout(width="48em"))
         self.add = w.Button(description="追加(另起一根枝)", icon="code-branch")
         self.panel = w.HTML()
+        self.status = w.HTML()
         self.add.on_click(lambda _: self._add())
-        self.widget = w.VBox([self.entry, self.text, self.add, self.panel])
+        self.widget = w.VBox([self.entry, self.text, self.add, self.status, self.panel])
         self._show()
 
     def _add(self):
         try:
-            self.sandbox.branch(self.entry.value, self.text.value)
+            new = self.sandbox.branch(self.entry.value, self.text.value)
         except ValueError as err:
-            self.panel.value = _pre(f"不能追加:{err}")
+            self.status.value = panel(f"不能追加:{err}")
             return
-        self.entry.options = self.sandbox.entries()
+        # options first, then the value: the new entry, so a second 追加 grows the same branch
+        before = self.entry.value
+        options = self.sandbox.entries()
+        ids = [entry_id for _, entry_id in options]
+        self.entry.options = options
+        self.entry.value = new["id"] if new["id"] in ids else before
+        where = "它,再追加就沿这根枝往下写" if new["id"] in ids else "原来那个条目"
+        self.status.value = panel(f"已追加条目 {new['id']};「接在」现在选的是{where}。")
         self._show()
 
     def _show(self):
-        self.panel.value = _pre(self.sandbox.tree())
+        self.panel.value = panel(self.sandbox.tree(), wrap=False)

@@ -18,7 +18,6 @@ Binder). ``FolderLab(path)`` opens your own skills folder instead (read-only unl
 """
 from __future__ import annotations
 
-import html
 import shutil
 import tempfile
 from pathlib import Path
@@ -34,7 +33,8 @@ from prefixlab.recording.format import load
 
 from ..exercises import a6_3 as exercises_a63
 from ..figures import skills as sf
-from prefixlab.presenting.lab.app import WidgetApp
+from prefixlab.presenting.lab.app import WidgetApp, error_html, panel
+from prefixlab.presenting.lab.wording import skill_problem
 
 OURS = SKILLS / "ours"
 T12 = RECORDINGS / "t12-smollm2-llamacpp"
@@ -79,7 +79,7 @@ class CountLab:
 
 
 class CountApp(WidgetApp):
-    TEXT = "技能份数与索引上限(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "技能份数与索引上限"
 
     def __init__(self, lab: CountLab | None = None):
         import ipywidgets as w
@@ -100,8 +100,7 @@ class CountApp(WidgetApp):
         self._show()
 
     def _show(self):
-        text = self.lab.describe(self.n.value, self.cap.value)
-        self.panel.value = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
+        self.panel.value = panel(self.lab.describe(self.n.value, self.cap.value))
 
 
 class FolderLab:
@@ -138,12 +137,12 @@ class FolderLab:
     def describe(self) -> str:
         index, inline = self.skills.index(), inline_skills(self.skills)
         lines = [f"{len(self.skills.load())} 份技能:索引 {self.tokens(index):,} token,全文内联 {self.tokens(inline):,} token"]
-        lines += [f"没有加载:{p}" for p in self.skills.problems]
+        lines += [f"没有加载 {skill_problem(p)}" for p in self.skills.problems]
         return "\n".join(lines) + "\n\n" + (index or "(索引为空)")
 
 
 class FolderApp(WidgetApp):
-    TEXT = "技能目录与索引(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "技能目录与索引"
 
     def __init__(self, lab: FolderLab | None = None):
         import ipywidgets as w
@@ -170,13 +169,13 @@ class FolderApp(WidgetApp):
         try:
             self.lab.write(self.name.value.strip(), self.editor.value)
         except ValueError as err:
-            self.result.value = f"<pre>{html.escape(str(err))}</pre>"
+            self.result.value = error_html(f"没有保存:{err}")
             return
         self.name.options = self.lab.names()
         self._show()
 
     def _show(self):
-        self.result.value = f"<pre style='white-space:pre-wrap'>{html.escape(self.lab.describe())}</pre>"
+        self.result.value = panel(self.lab.describe())
 
 
 class RequestLab:
@@ -207,27 +206,38 @@ class RequestLab:
 
 
 class RequestApp(WidgetApp):
-    TEXT = "T12 的请求浏览器(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "T12 的请求浏览器"
 
     def __init__(self, lab: RequestLab | None = None):
         import ipywidgets as w
 
         self.lab = lab or RequestLab()
         style = {"description_width": "4em"}
-        self.session = w.Dropdown(description="会话", options=self.lab.sessions(), style=style)
-        self.round = w.Dropdown(description="轮", style=style)
+        sessions = self.lab.sessions()
+        # Options before the value: ipywidgets 8 leaves a Dropdown created without options at None.
+        self.session = w.Dropdown(description="会话", options=sessions, value=sessions[0], style=style,
+                                  layout=w.Layout(width="24em"))
+        self.round = w.Dropdown(description="轮", options=self.lab.rounds(sessions[0]),
+                                value=self.start_round(sessions[0]), style=style)
         self.panel = w.HTML()
         self.session.observe(lambda _: self._rounds(), "value")
         self.round.observe(lambda _: self._show(), "value")
         self.widget = w.VBox([w.HBox([self.session, self.round]), self.panel])
-        self._rounds()
+        self._show()
+
+    def start_round(self, session: str) -> int:
+        """The round first shown: the first request after the agent wrote a new skill, else the last."""
+        try:
+            return sf.first_with_added_skill(self.lab.recording, session)
+        except (ValueError, LookupError, StopIteration):
+            return self.lab.rounds(session)[-1]
 
     def _rounds(self):
         self.round.options = self.lab.rounds(self.session.value)
+        self.round.value = self.start_round(self.session.value)
         self._show()
 
     def _show(self):
-        if self.round.value is None:
+        if self.round.value is None or self.session.value is None:
             return
-        text = self.lab.describe(self.session.value, self.round.value)
-        self.panel.value = f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>"
+        self.panel.value = panel(self.lab.describe(self.session.value, self.round.value))

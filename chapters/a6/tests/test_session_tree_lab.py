@@ -28,8 +28,9 @@ def test_sandbox_grows_a_branch_and_keeps_the_original():
     after = box.session()
     assert len(after.entries) == len(before.entries) + 1 and new["parentId"] == fork_point
     assert after.entries[: len(before.entries)] == before.entries  # nothing written before changes
-    assert "3 leaves" in box.tree()
-    with pytest.raises(ValueError, match="empty"):
+    assert "3 个叶子" in box.tree()  # miniagent's `session tree`, its words in Chinese
+    assert "(3 leaves" not in box.tree() and "branch 1 of" not in box.tree()
+    with pytest.raises(ValueError, match="消息是空的"):
         box.branch(fork_point, "  ")
     # an assistant message that calls a tool: its result is missing on that path
     calling = next(e["id"] for e in before.entries if e["type"] == "message" and e["message"].get("tool_calls"))

@@ -26,7 +26,7 @@ def test_folder_lab_edits_a_copy_and_reports_bad_files():
     lab.write("broken", "no front matter here\n")
     lab.write("notes", "---\nname: notes\ndescription: How to keep short notes of a session.\n---\n\nWrite them.\n")
     text = lab.describe()
-    assert "没有加载:skills/broken/SKILL.md" in text and "- notes: How to keep short notes" in text
+    assert "没有加载 skills/broken/SKILL.md:文件开头不是 front matter 的 '---' 行" in text and "- notes: How to keep short notes" in text
     with pytest.raises(ValueError):
         lab.write("../escape", "x")
 

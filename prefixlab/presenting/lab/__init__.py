@@ -13,7 +13,10 @@
 ``render``   that state as text (what nbval compares), HTML panels and a plotly figure
 ``widgets``  ``CalculatorApp``, a thin ipywidgets layer that turns widget changes into ``update``
              calls and draws the state; ``run_module`` runs a course command from a notebook
-``app``      ``WidgetApp``, the base of every lab app here and in ``chapters/<chapter>/lab/``
+``app``      ``WidgetApp``, the base of every lab app here and in ``chapters/<chapter>/lab/``, and the
+             scroll-box text panel every app draws its text in
+``own_machine``  record-your-own's long cells: nothing runs until the learner picks a server
+``wording``  Chinese for the English lines library code writes (llama.cpp rule events, session tree)
 """
 from .render import figure
 from .state import DEFAULT_RECORDING, CalculatorLab, Controls, LabState, recording_note, resolve, shipped_recordings

@@ -10,6 +10,7 @@ from ..report import format_table
 def report_text(s, rows) -> str:
     """A LabState (and its calculator rows) as plain text."""
     lines = [f"录制: {s.controls.recording}", f"场景: {s.scenario}"]
+    lines += [line for line in (s.breakpoint_effect, s.k_changed) if line]
     lines += format_table(rows, s.comparable)
     lines.append(s.summary)
     lines.append("")
@@ -80,7 +81,8 @@ def break_html(s) -> str:
         return ""
     body = "".join(f"<div>{html.escape(line)}</div>" for line in lines[1:])
     return (f'<div><b>{html.escape(lines[0])}</b>'
-            f'<div style="font-family:monospace;white-space:pre-wrap">{body}</div></div>')
+            f'<div style="font-family:monospace;white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere">'
+            f'{body}</div></div>')
 
 
 def cost_html(s) -> str:
@@ -124,3 +126,10 @@ def figure(state):
                       template="plotly_white", legend=dict(orientation="h", y=1.12, x=0),
                       xaxis=dict(title="第几轮请求", dtick=1), yaxis_title="token")
     return fig
+
+
+def scenario_html(s) -> str:
+    """The scenario line ``report()`` prints, and what the breakpoint or a session change did."""
+    out = f"<div><b>场景</b>:{html.escape(s.scenario)}</div>"
+    return out + "".join(f'<div style="color:#92400e">{html.escape(line)}</div>'
+                         for line in (s.breakpoint_effect, s.k_changed) if line)

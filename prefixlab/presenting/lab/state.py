@@ -71,6 +71,8 @@ class LabState:
     provenance: ProvenanceNote
     readings: list[dict] = field(default_factory=list)  # the session under Claude's cache: as recorded vs next day
     notes: list[str] = field(default_factory=list)
+    breakpoint_effect: str = ""       # what the explicit breakpoint changed against automatic caching
+    k_changed: str = ""               # why k is not what it was (another session allows less)
     error: str | None = None
 
 
@@ -160,10 +162,12 @@ class CalculatorLab:
             resolved, shown = resolve(path)
         except ValueError as err:
             return self._fail(str(err))
+        if problem := not_a_recording(resolved, shown):
+            return self._fail(problem)
         try:
             replay = calculator.prepare(calculator.load_recording(resolved))
         except Exception as err:  # a learner's recording can be broken in any way: show it, never a traceback
-            return self._fail("无法打开录制:" + str(err).replace(str(resolved), shown))
+            return self._fail(f"无法打开录制 {shown}:读入或校验时出错(原话:{str(err).replace(str(resolved), shown)})")
         rec = replay.recording
         rule = recorded_rule(rec) or (self._state.controls.rule if self._state else "llamacpp")
         model = self._state.controls.model if self._state else DEFAULT_MODEL
@@ -191,8 +195,14 @@ class CalculatorLab:
         new = replace(old, **changes)
         if "round" not in changes and (new.session != old.session or new.k != old.k):
             new = replace(new, round=None)  # another scenario: show its most telling round
-        if new.session != old.session and "k" not in changes:
-            new = replace(new, k=0)
+        k_changed = ""
+        known = {info["id"] for info in self._replay.recording.manifest["sessions"]}
+        if new.session != old.session and "k" not in changes and new.session in known:
+            # keep k where the new session allows it; otherwise the largest it allows, and say so
+            k_max, _ = k_range(self._replay.recording, new.session)
+            if new.k > k_max:
+                k_changed = f"换到会话 {new.session} 后,k 从 {new.k} 改成了 {k_max}(这个会话的 k 最多到 {k_max})"
+                new = replace(new, k=k_max)
         if not takes(new.rule, "breakpoints"):
             new = replace(new, breakpoint=None)
         try:
@@ -202,8 +212,8 @@ class CalculatorLab:
             state, rows = self._compute(self._replay, new)
         except (ValueError, LookupError, OSError) as err:
             return self._fail(str(err))
-        self._state, self._rows = state, rows
-        return state
+        self._state, self._rows = replace(state, k_changed=k_changed), rows
+        return self._state
 
     def _fail(self, message: str) -> LabState:
         """Keep the last good state, with the message; raise if there is none yet."""
@@ -265,6 +275,7 @@ class CalculatorLab:
             provenance=recording_note(rec, c.recording, c.rule),
             notes=conversion_notes(rec, c),
             readings=day_readings(replay, c, price_settings),
+            breakpoint_effect=breakpoint_effect(replay, c, rows),
         )
         return state, rows
 
@@ -307,7 +318,7 @@ def k_range(recording, session: str) -> tuple[int, str]:
         counterfactual.note_system(recording, session)
         ks = counterfactual.k_values(recording, session)
     except counterfactual.CounterfactualError as err:
-        return 0, f"{session} 里没有 remember 调用,没有可以提前刷新的笔记({err})"
+        return 0, f"{session} 没有反事实可算:{counterfactual_reason(err)}"
     return (ks.stop - 1 if len(ks) else 0), ""
 
 
@@ -342,10 +353,55 @@ def scenario_text(c: Controls) -> str:
 
 def summary_text(rows, rule: str, comparable: bool, recording) -> str:
     s = calculator.summarize(rows)
-    if comparable:
-        return s.line(rule)
-    return (f"{s.requests} requests, rule {rule}: measured values come from "
-            f"{recording.provenance['server']['kind']}, so they are shown, not compared")
+    head = f"{s.requests} 个请求,规则 {rule_label(rule)}"
+    if not comparable:
+        return (f"{head}:实测值来自 {recording.provenance['server']['kind']} 服务器,不是这条规则的缓存,"
+                "只列出来、不拿来对比")
+    if not s.measured:
+        return f"{head}:服务器没有报告 cached_tokens,没有实测值可以对比"
+    return (f"{head}:{s.measured} 个有实测的 cached_tokens,{s.agree} 个预测完全一致,{s.differ} 个不一致"
+            f"(最大相差 {s.max_abs_difference} token)")
+
+
+def not_a_recording(path: Path, shown: str) -> str | None:
+    """Why ``path`` is not a recording directory, in Chinese; None when it has a manifest.json."""
+    if not path.exists():
+        return f"无法打开录制:没有 {shown} 这个目录"
+    if not path.is_dir():
+        return f"无法打开录制:{shown} 是一个文件;请给录制目录本身(放 manifest.json 的那个目录)"
+    if not (path / "manifest.json").is_file():
+        inside = sorted(p.parent.name for p in path.glob("*/manifest.json"))
+        hint = f";它里面的录制有 {'、'.join(inside)},请选其中一个" if inside else ""
+        return f"无法打开录制:{shown} 不是一份录制(里面没有 manifest.json){hint}"
+    return None
+
+
+# Why a session has no counterfactual (counterfactual.CounterfactualError), in Chinese
+_NO_COUNTERFACTUAL = [
+    ("no remember call", "会话里没有 remember 调用,没有可以提前刷新的笔记"),
+    ("carries no memory", "它的 system prompt 里没有记忆块,没有可刷新的东西"),
+    ("not built by miniagent's SystemPrompt", "它的 system prompt 不是 miniagent 的 SystemPrompt 写的,重建不了"),
+]
+
+
+def counterfactual_reason(err: Exception) -> str:
+    return next((zh for en, zh in _NO_COUNTERFACTUAL if en in str(err)), f"反事实建不起来(原话:{err})")
+
+
+def breakpoint_effect(replay, c: Controls, rows) -> str:
+    """What the explicit breakpoint did, against automatic caching alone (same rule, model, k, session)."""
+    if not (c.breakpoint and takes(c.rule, "breakpoints")):
+        return ""
+    auto = scenario_rows(replay, c.rule, rule_settings(c.rule, c.model, None), c.k, c.session)
+    read, write = sum(r.read for r in rows), sum(r.write for r in rows)
+    read0, write0 = sum(r.read for r in auto), sum(r.write for r in auto)
+    if (read, write) == (read0, write0):
+        return (f"显式断点在 {c.breakpoint}:和只用自动缓存的数完全一样(从缓存读 {read:,},写入 {write:,})。"
+                "没有哪个请求因为这个断点多读一个 token。断点处的条目要么被上一个请求末尾自动写下的更长条目盖过"
+                "(断点前的内容没变),要么对不上(断点前的内容变了,例如刷新那一轮),要么断点前不到最短可缓存长度、"
+                "根本没有写。")
+    return (f"显式断点在 {c.breakpoint}:和只用自动缓存相比,从缓存读 {read - read0:+,} token,"
+            f"写入缓存 {write - write0:+,} token(共读 {read:,},写 {write:,})")
 
 
 def break_info(row, comparable: bool) -> dict:

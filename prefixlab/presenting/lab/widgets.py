@@ -7,15 +7,15 @@ import sys
 
 from prefixlab.paths import REPO_ROOT
 
-from .app import WidgetApp
-from .render import break_html, cost_html, figure
+from .app import WidgetApp, error_html
+from .render import break_html, cost_html, figure, scenario_html
 from .state import CalculatorLab, LabState, rule_label, takes
 
 
 class CalculatorApp(WidgetApp):
     """ipywidgets around a CalculatorLab: every change calls ``lab.update`` and redraws."""
 
-    TEXT = "前缀缓存计算器(交互需要内核:本地 JupyterLab 或 Binder)"
+    TITLE = "前缀缓存计算器"
 
     def __init__(self, lab: CalculatorLab | None = None):
         import ipywidgets as w
@@ -23,7 +23,8 @@ class CalculatorApp(WidgetApp):
         self.lab = lab or CalculatorLab()
         style, wide = {"description_width": "7em"}, w.Layout(width="36em")
         self.recording = w.Dropdown(description="录制", style=style, layout=wide)
-        self.path = w.Text(placeholder="或输入任意录制目录,例如 data/recordings/my-recording", layout=w.Layout(width="28em"))
+        self.path = w.Text(description="或输入路径", placeholder="任意录制目录,例如 data/recordings/my-recording",
+                           style=style, layout=w.Layout(width="36em"))
         self.open_button = w.Button(description="打开", icon="folder-open")
         self.error = w.HTML()
         self.session = w.Dropdown(description="会话", style=style, layout=wide)
@@ -33,6 +34,7 @@ class CalculatorApp(WidgetApp):
         self.breakpoint = w.Dropdown(description="显式断点", style=style)
         self.k = w.IntSlider(description="反事实 k", min=0, style=style, continuous_update=False)
         self.k_note = w.HTML()
+        self.scenario = w.HTML()
         self.round = w.Dropdown(description="看第几轮", style=style)
         self.chart = w.Output()
         self.break_panel = w.HTML()
@@ -50,7 +52,7 @@ class CalculatorApp(WidgetApp):
         self.widget = w.VBox([
             self.recording, w.HBox([self.path, self.open_button]), self.error,
             self.session, w.HBox([self.rule, self.breakpoint]), self.model, self.min_tokens,
-            w.HBox([self.k, self.k_note]), self.chart, self.round,
+            w.HBox([self.k, self.k_note]), self.scenario, self.chart, self.round,
             self.break_panel, self.cost_panel, self.note,
         ])
         self.show(self.lab.state)
@@ -69,7 +71,7 @@ class CalculatorApp(WidgetApp):
                 choices.append(c.recording)
             self.recording.options = choices
             self.recording.value = c.recording or None
-            self.error.value = (f'<div style="color:#b91c1c">⚠ {html.escape(s.error)}</div>' if s.error else "")
+            self.error.value = error_html(s.error) if s.error else ""
             self.session.options, self.session.value = s.sessions, c.session or None
             self.rule.options = [(rule_label(r), r) for r in s.rules]
             self.rule.value = c.rule
@@ -81,6 +83,7 @@ class CalculatorApp(WidgetApp):
             self.breakpoint.disabled = not takes(c.rule, "breakpoints")
             self.k.max, self.k.value, self.k.disabled = max(s.k_max, 1), c.k, s.k_max == 0
             self.k_note.value = html.escape(s.k_note or "0 = 不刷新(按录制原样);k = 第 k 轮写入后立即刷新")
+            self.scenario.value = scenario_html(s)
             self.round.options = [(f"第 {r} 轮", r) for r in s.rounds]
             self.round.value = c.round
             self.break_panel.value = break_html(s)
