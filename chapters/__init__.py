@@ -1,5 +1,6 @@
 """The course's chapters: each chapter's lesson-specific code, one package per chapter.
 
+``a4``   A4 提示词的形状与前缀缓存 (the prefix cache from scratch: one token changed at position p)
 ``a6``   A6 记忆与会话:明天它还记得吗? (instruction files, memory timing, skills, the session tree,
          memory vs retrieval)
 

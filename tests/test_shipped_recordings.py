@@ -54,6 +54,8 @@ def test_predicted_equals_measured_on_every_request(replay):
         wanted = {"main"}
     if rec.manifest["experiment"] == "T12":  # lesson A6·3: main sessions only (see test_t12_recording.py)
         wanted = {"main"}
+    if rec.manifest["experiment"] == "A4-1":  # lesson A4·1: one-request main sessions only (chapters/a4/tests)
+        wanted = {"main"}
     assert wanted <= kinds or rec.manifest.get("policy") == "live"
 
 
