@@ -1,20 +1,20 @@
-"""Chapter A6's page (book/a6/index)'s table of recordings names every recording an A6 experiment made."""
+"""Chapter A6's page (book/a6/index)'s table of recordings names every recording of chapter A6 shipped
+under data/recordings/ (every recording whose experiment one of A6's experiments records)."""
 import json
 from pathlib import Path
 
 import nbformat
 
-from prefixlab.recording.experiments import experiments
+from prefixlab.recording import experiments
 from prefixlab.recording.format import find_recordings
 
 LANDING = Path(__file__).resolve().parents[3] / "book" / "a6" / "index.ipynb"
 
 
-def chapter_recordings(chapter: str) -> list[str]:
-    """The shipped recordings whose manifest names an experiment that one of ``chapter``'s recorders records."""
-    names = {exp.recorder.experiment for exp in experiments().values() if exp.chapter == chapter}
-    return [p.name for p in find_recordings()
-            if json.loads((p / "manifest.json").read_text(encoding="utf-8"))["experiment"] in names]
+def chapter_recordings(chapter: str) -> list[Path]:
+    mine = {exp.recorder.experiment for exp in experiments.experiments().values() if exp.chapter == chapter}
+    return [p for p in find_recordings()
+            if json.loads((p / "manifest.json").read_text(encoding="utf-8"))["experiment"] in mine]
 
 
 def test_every_shipped_recording_is_in_the_landing_table():
@@ -22,6 +22,6 @@ def test_every_shipped_recording_is_in_the_landing_table():
     table = next(c for c in nb.cells if c.cell_type == "code" and "LESSON_OF" in c.source)
     shown = "".join(o["data"]["text/plain"] for o in table.outputs if "data" in o)
     recordings = chapter_recordings("a6")
-    assert len(recordings) >= 10
-    missing = [name for name in recordings if f"data/recordings/{name} " not in shown]
+    assert len(recordings) == 10  # T10 ... T14: every recording the chapter's table lists
+    missing = [p.name for p in recordings if f"data/recordings/{p.name} " not in shown]
     assert not missing, f"add these recordings to LESSON_OF on the landing page: {missing}"
