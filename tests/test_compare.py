@@ -2,11 +2,12 @@ import json
 import shutil
 
 from prefixlab.recording.compare import compare, main
-from prefixlab.recording.format import find_recordings, load
+from prefixlab.paths import RECORDINGS
+from prefixlab.recording.format import load
 
 
 def test_a_recording_equals_itself_and_a_changed_count_is_found(tmp_path, capsys):
-    shipped = find_recordings()[0]
+    shipped = RECORDINGS / "t10-smollm2-llamacpp"  # its session files are named below
     copy = tmp_path / "copy"
     shutil.copytree(shipped, copy)
     assert compare(load(shipped), load(copy)) == []

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from prefixlab.cache import calculator
+from prefixlab.cache import calculator, rules
 from prefixlab.recording.format import Recording
 
 ANTHROPIC_MODEL = "claude-opus-5"  # minimum cacheable prefix 512 tokens (the prompt has about 1,900)
@@ -74,7 +74,8 @@ def sweep_figure(rows: list[ProbeRow]) -> go.Figure:
                     hovertemplate="p = %{x:,}<br>实测读回 %{y:,}<extra></extra>")
     for view, label, rule, _ in VIEWS:
         fig.add_scatter(x=ps, y=[r.read[view] for r in rows], mode="lines+markers", name=label,
-                        line=dict(shape="hv" if rule != "llamacpp" else "linear", width=2),
+                        # a rule of a server reads any prefix (a straight line); a cloud rule rounds (steps)
+                        line=dict(shape="linear" if rules.get(rule).SERVER else "hv", width=2),
                         marker=dict(size=5), hovertemplate=f"p = %{{x:,}}<br>{label} %{{y:,}}<extra></extra>")
 
     def marker(row: ProbeRow) -> dict:
