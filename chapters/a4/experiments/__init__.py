@@ -5,6 +5,6 @@
 from prefixlab.recording.experiments import Experiment
 
 EXPERIMENTS = [
-    Experiment("a4-1", "a4", "A4·1 前缀缓存从头讲:改一个 token(约 3 分钟)", f"{__name__}.one_token",
+    Experiment("a4-1", "a4", "A4·1 前缀缓存从头讲:改一个 token(2 核上 5-15 分钟)", f"{__name__}.one_token",
                {"a4-1-one-token-smollm2-llamacpp": "."}),
 ]
