@@ -1,0 +1,1 @@
+"""Checkers of chapter A4's exercises, one module per lesson: ``a4_1`` (A4·1 前缀缓存从头讲)."""
