@@ -79,7 +79,7 @@ def test_prefixlab_imports_no_chapter_package():
 
 
 def test_prefixlab_names_no_lesson_or_experiment():
-    # T10 ... T14, A5, A6 (A5·1, A6·1, a6-2, a6_r ...): the chapters' names, not the instruments'.
+    # T10 ... T14, A1 ... A8 (A5·1, A6·1, a6-2, a6_r ...): the chapters' names, not the instruments'.
     lesson = re.compile(r"(?<![A-Za-z0-9])(T1[0-4]|t1[0-4]|A[1-8]|a[1-8])(?![0-9])")
     offenders = [f"{rel(path)}:{i}: {line.strip()}" for _, path in modules() if rel(path) not in NOT_YET_REHOUSED
                  for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if lesson.search(line)]
