@@ -225,7 +225,11 @@ class Checker:
 
     def check_controls(self, rel: str, page, fig, number: int) -> None:
         """Operate the figure's own menus, buttons and slider like a reader; each must change the figure."""
-        state = ("el => JSON.stringify([el.data.map(t => t.visible), el.layout.yaxis && el.layout.yaxis.range])")
+        # What a control may change: which traces show, the y range, or the marker line and caption
+        # a slider step moves (shapes and annotations).
+        state = ("el => JSON.stringify([el.data.map(t => t.visible), el.layout.yaxis && el.layout.yaxis.range, "
+                 "(el.layout.shapes || []).map(s => [s.x0, s.x1, s.y0, s.y1]), "
+                 "(el.layout.annotations || []).map(a => a.text)])")
         before = fig.evaluate(state)
         menus = fig.locator("g.updatemenu-container")
         if menus.count():
