@@ -6,6 +6,7 @@ The old module names (``python -m prefixlab.verify``, the experiments' ``prefixl
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 # verb -> (module with main(argv), one line for --help)
@@ -44,4 +45,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # piped into a command that stopped reading (e.g. head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
