@@ -24,6 +24,8 @@ import yaml
 
 from prefixlab.paths import AGENT_PICTURE, TOC
 
+from .book.course_map import toc_files
+
 HERE = "你在这里"
 TITLE = "从已有出发 · 一轮循环"
 BUILT, CURRENT, LATER = "built", "here", "later"
@@ -134,23 +136,7 @@ def load_picture(path: Path = AGENT_PICTURE) -> Picture:
 
 def toc_pages(toc: Path = TOC) -> dict[str, str]:
     """Notebook stem -> page path (book-root relative, no extension) of every page in ``_toc.yml``."""
-    pages: dict[str, str] = {}
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            for key in ("root", "file"):
-                if isinstance(node.get(key), str):
-                    page = node[key].removesuffix(".ipynb").removesuffix(".md")
-                    pages[posixpath.basename(page)] = page
-            for value in node.values():
-                if isinstance(value, (list, dict)):
-                    walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(yaml.safe_load(Path(toc).read_text(encoding="utf-8")))
-    return pages
+    return {posixpath.basename(page): page for page in toc_files(toc)}
 
 
 @dataclass(frozen=True)

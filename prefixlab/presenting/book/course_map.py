@@ -16,9 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from prefixlab.paths import REPO_ROOT
+from prefixlab.paths import REPO_ROOT, TOC
 
-TOC = REPO_ROOT / "_toc.yml"
 HEADING = re.compile(r"^# (.+?)\s*$", re.M)
 
 
@@ -78,6 +77,27 @@ def course_map(toc: Path = TOC, root: Path | None = None) -> list[Part]:
     if data.get("chapters"):
         parts.append(Part("", _entries(data["chapters"], root)))
     return parts
+
+
+def toc_files(toc: Path = TOC) -> list[str]:
+    """Every page ``toc`` names (its root first), book-root relative, without extension: no page is
+    opened, so this is cheap enough for a cell that runs on every lesson."""
+    out: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            for key in ("root", "file"):
+                if isinstance(node.get(key), str):
+                    out.append(node[key].removesuffix(".ipynb").removesuffix(".md"))
+            for value in node.values():
+                if isinstance(value, (list, dict)):
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(yaml.safe_load(Path(toc).read_text(encoding="utf-8")))
+    return out
 
 
 def pages(parts: list[Part]) -> list[str]:
