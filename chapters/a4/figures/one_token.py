@@ -89,7 +89,7 @@ def sweep_figure(rows: list[ProbeRow]) -> go.Figure:
              for r in rows]
     fig.update_layout(
         height=520, margin=dict(t=110, b=120),
-        xaxis=dict(title="打断处 p(第一个不同的 token 的位置)", range=[0, n]),
+        xaxis=dict(title="打断处 p(从这里起与缓存对不上)", range=[0, n]),
         yaxis=dict(title="从缓存读回的 token", range=[0, n * 1.05]),
         legend=dict(orientation="h", y=-0.42, x=0),
         shapes=[marker(rows[0])], annotations=[note(rows[0])],
