@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Open the built book in headless Chromium, the way a reader would, with no network.
 
-    python scripts/browser_check.py [HTML_DIR] [--out DIR] [--query 缓存]
+    python scripts/browser_check.py [HTML_DIR] [--out DIR] [--query 缓存] [--only book/a6/]
 
-HTML_DIR defaults to _build/html. The site is served on 127.0.0.1; every request to any
+HTML_DIR defaults to _build/html; ``--only`` checks just the pages whose path starts with one of
+the given prefixes (the search page is still asked). The site is served on 127.0.0.1; every request to any
 other host is blocked and reported. For each page:
 
 - no console errors and no uncaught exceptions;
@@ -11,7 +12,8 @@ other host is blocked and reported. For each page:
 - every embedded widget view has been rendered by the html-manager;
 - every formula has been typeset by MathJax, none as an error (a TeX package not vendored);
 - the agent picture (从已有出发): clicking a lit part, or Enter on it, shows its question;
-- every citation card shows its quoted key lines without a network;
+- every citation card shows its quoted key lines without a network (a card in a folded section once
+  the section is opened);
 - code citation cards show the "显示原文" button; on the first one the button is clicked
   twice, once with raw.githubusercontent.com answering with a stand-in file (the card
   must show the pinned line range) and once with it unreachable (the card must say so);
@@ -19,6 +21,9 @@ other host is blocked and reported. For each page:
   its note must appear under it, then pressed again with Enter and the note must go; with
   JavaScript off the same page must print every note in the list under the code;
 - a full-page screenshot is saved in ``--out`` (default _build/browser-check/);
+- no table is wider than the page's text column: every folded section (``<details>``: dropdowns,
+  hidden outputs, the evolution map) is opened first, then each table's width is compared with the
+  column's (a wider table would make the reader scroll sideways);
 - the page weight is the body bytes of every response from the local server while the page
   loads and is checked (the browser cache is off, as for a first visit). A lesson page
   (``book/…``) over its budget (``PAGE_BUDGETS``) fails. The report ends with the weight of
@@ -55,6 +60,22 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SKIP_PAGES = {"genindex.html", "search.html", "py-modindex.html"}
+FOLDED = "details:not([open])"  # a folded section (dropdown, hidden output): its content is not shown yet
+# [caption or first header cells, table width, column width] of every rendered table wider than
+# the article's text column (1 px of rounding allowed). Hidden tables have no width: open them first.
+TABLE_OVERFLOW_JS = """() => {
+  const column = ['article.bd-article', 'main', 'body'].map(sel => document.querySelector(sel)).find(Boolean);
+  const limit = column.getBoundingClientRect().width;
+  const out = [];
+  for (const table of column.querySelectorAll('table')) {
+    const width = Math.max(table.getBoundingClientRect().width, table.scrollWidth);
+    if (width === 0 || width <= limit + 1) continue;
+    const caption = table.caption ? table.caption.innerText
+      : Array.from(table.querySelectorAll('th')).slice(0, 4).map(th => th.innerText).join(' | ');
+    out.push([caption.trim().slice(0, 80), width, limit]);
+  }
+  return out;
+}"""
 # Page weight budgets (bytes, first visit) by path prefix; the first matching prefix wins.
 # Lab pages carry the ipywidgets html-manager (3.5 MB) and have no budget.
 PAGE_BUDGETS = {"book/": 4_000_000}
@@ -196,7 +217,9 @@ class Checker:
 
             cards = page.locator(".prefixlab-citation")
             n_cards = cards.count()
-            for i in range(n_cards):  # offline, every card shows its quoted lines
+            for i in range(n_cards):  # offline, every card shows its quoted lines (a folded one once opened)
+                if cards.nth(i).evaluate("e => !!e.closest('details:not([open])')"):
+                    continue  # checked by check_tables, which opens every folded section
                 if not cards.nth(i).locator(".prefixlab-citation__quote").is_visible():
                     self.problem(rel, f"citation card #{i + 1} shows no quoted lines")
             fetchable = page.locator(".prefixlab-citation[data-raw-url]")
@@ -210,6 +233,7 @@ class Checker:
             page.evaluate("document.activeElement && document.activeElement.blur()")
             shot = self.out / (rel.replace("/", "__").removesuffix(".html") + ".png")
             page.screenshot(path=str(shot), full_page=True)
+            self.check_tables(rel, page)
             for message in errors:
                 self.problem(rel, f"console error: {message}")
             files = self.weigh(rel, loaded)
@@ -222,6 +246,18 @@ class Checker:
                   f"page weight {total:,} bytes in {len(files)} files -> {shot}")
         finally:
             page.close()
+
+    def check_tables(self, rel: str, page) -> None:
+        """No table wider than the text column, with every folded section open."""
+        page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        page.wait_for_timeout(100)
+        cards = page.locator(".prefixlab-citation")
+        for i in range(cards.count()):  # the folded cards too, now open
+            if not cards.nth(i).locator(".prefixlab-citation__quote").is_visible():
+                self.problem(rel, f"citation card #{i + 1} shows no quoted lines once its section is open")
+        wide = page.evaluate(TABLE_OVERFLOW_JS)
+        for caption, width, column in wide:
+            self.problem(rel, f"a table is wider than the text column ({width:.0f} px > {column:.0f} px): {caption}")
 
     def check_controls(self, rel: str, page, fig, number: int) -> None:
         """Operate the figure's own menus, buttons and slider like a reader; each must change the figure."""
@@ -291,7 +327,9 @@ class Checker:
         lines = page.locator(".prefixlab-noted .prefixlab-notes__line")
         if not lines.count():
             return
-        listing = page.locator(".prefixlab-noted", has=page.locator(".prefixlab-notes__line")).first
+        # the first listing the reader sees unfolded (a card in a closed dropdown is not clickable yet)
+        listing = page.locator(f".prefixlab-noted:not({FOLDED} .prefixlab-noted)",
+                               has=page.locator(".prefixlab-notes__line")).first
         line = listing.locator(".prefixlab-notes__line").first
         number = line.get_attribute("data-note")
         expected = listing.locator(f'.prefixlab-notes__list li[data-note="{number}"]').text_content()
@@ -318,7 +356,8 @@ class Checker:
             static.goto(f"{self.base}/{rel}")
             items = static.locator(".prefixlab-noted .prefixlab-notes__list li")
             visible = sum(items.nth(i).is_visible() for i in range(items.count()))
-            if visible != static.locator(".prefixlab-noted .prefixlab-notes__line").count():
+            folded = static.locator(f"{FOLDED} .prefixlab-noted .prefixlab-notes__line").count()
+            if visible != static.locator(".prefixlab-noted .prefixlab-notes__line").count() - folded:
                 self.problem(rel, f"without JavaScript {visible} of the line notes are printed")
         finally:
             context.close()
@@ -401,6 +440,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("html_dir", nargs="?", default="_build/html", type=Path)
     parser.add_argument("--out", default=Path("_build/browser-check"), type=Path)
     parser.add_argument("--query", default="缓存")
+    parser.add_argument("--only", nargs="*", default=None, metavar="PREFIX",
+                        help="check only the pages whose path starts with one of these (e.g. book/a6/)")
     args = parser.parse_args(argv)
 
     root = args.html_dir.resolve()
@@ -419,6 +460,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
 
     pages = content_pages(root)
+    if args.only:
+        pages = [rel for rel in pages if rel.startswith(tuple(args.only))]
     with serve(root) as base, sync_playwright() as pw, \
             tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
         context = pw.chromium.launch_persistent_context(

@@ -66,6 +66,30 @@ def test_view_marks_the_current_lesson_links_and_escapes(tmp_path):
     assert "★" not in repr(evolution_map(None, glue=False, path=write(tmp_path, STAGES)))
 
 
+def test_a_later_lessons_numbers_are_hidden_and_the_chapter_page_shows_none(tmp_path):
+    stages = STAGES.replace("lesson: one\n      naive", "lesson: two\n      naive")
+    path = write(tmp_path, stages, """\
+        - {id: one, label: "L1", title: "第一课", page: book/c1/lesson-one}
+        - {id: two, label: "L2", title: "第二课", page: book/c1/lesson-two}
+    """)
+    cached = f"{evaluate({'recording': T10, 'session': 'refresh-day1', 'at': 'system_change', 'measure': 'cached_tokens'}):,}"
+    for view in (evolution_map("one", glue=False, path=path), evolution_map(None, glue=False, path=path)):
+        text, page = repr(view), view._repr_html_()
+        assert f"只命中 {evolution.HIDDEN} 个" in text and "在 L2 里测出来" in text
+        assert cached not in text and cached not in page and "证据:" not in page
+    shown_at_two = evolution_map("two", glue=False, path=path)
+    assert f"只命中 {cached} 个" in repr(shown_at_two) and "测出来" not in repr(shown_at_two)
+
+
+def test_a_collapsed_map_folds_its_html_only(tmp_path):
+    path = write(tmp_path, STAGES)
+    open_view, folded = (evolution_map("one", glue=False, path=path, collapsed=c) for c in (False, True))
+    assert repr(open_view) == repr(folded)
+    assert folded._repr_html_().startswith("<details") and "<summary" in folded._repr_html_()
+    assert "L1" in folded._repr_html_().split("</summary>")[0]
+    assert not open_view._repr_html_().startswith("<details")
+
+
 def test_glue_stores_each_number_under_its_name(tmp_path, monkeypatch):
     glued = {}
     monkeypatch.setattr(evolution, "glue_text", lambda name, value: glued.setdefault(name, value))

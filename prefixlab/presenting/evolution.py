@@ -2,7 +2,8 @@
 
     from prefixlab.presenting.evolution import evolution_map, lessons_view, next_lesson
     evolution_map("c1-2")          # chapter c1's map, "你在这里" on lesson c1-2's stages; glues every number
-    evolution_map(chapter="c1")    # the same map without "你在这里" (the chapter page)
+    evolution_map("c1-2", collapsed=True)  # the same, folded (a lesson's end: the reader has seen it before)
+    evolution_map(chapter="c1")    # the same map without "你在这里" and without numbers (the chapter page)
     lessons_view("c1")             # the chapter's lessons in order (the chapter page)
     next_lesson("c1-2")            # the lesson after c1-2: Lesson(label, title, page)
 
@@ -11,6 +12,10 @@ map: ``data/<chapter>/evolution.yml`` (its header documents the fields and the q
 Every number on the map is computed here, from a recording under ``data/recordings/``, by the
 query its evidence entry states; nothing on the map is typed. ``evolution_map`` also glues each
 number under its evidence name (MyST-NB ``glue``), so a lesson's prose can cite the same value.
+
+A map never gives away an answer: a stage shows its numbers only if its lesson comes no later than
+the current one ("你在这里"); a later lesson's stage shows ``?`` in their place and says where they are
+measured, and the chapter page (no current lesson) shows none. Exercises ask for those numbers.
 
 The view has ``text/html`` (the book, JupyterLab) and ``text/plain`` (what nbval compares: every
 stage, every number). Links go to the lessons' pages as the book builds them (``<page>.html``).
@@ -35,6 +40,7 @@ from prefixlab.recording.format import Call, Recording, load
 from .book.glue import glue_text, shown
 
 HERE = "你在这里"
+HIDDEN = "?"  # in place of a number the reader has not measured yet
 AT_CHOICES = ("first", "last", "all", "compaction", "after_compaction", "system_change")
 MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
             "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries")
@@ -255,9 +261,14 @@ class StageView:
     lesson: Lesson
     here: bool
     values: dict = field(default_factory=dict)  # evidence name -> value
+    revealed: bool = True  # False: a later lesson's stage, its numbers are shown as HIDDEN
 
     def text(self, template: str) -> str:
-        return template.format(**{k: shown(v) for k, v in self.values.items()})
+        return template.format(**{k: shown(v) if self.revealed else HIDDEN for k, v in self.values.items()})
+
+    def later_note(self) -> str:
+        """Where the hidden numbers are measured ("" when nothing is hidden)."""
+        return "" if self.revealed or not self.values else f"({HIDDEN} 处的数字在 {self.lesson.label} 里测出来)"
 
 
 @dataclass(frozen=True)
@@ -266,6 +277,7 @@ class MapView:
     stages: tuple[StageView, ...]
     current: str | None
     from_page: str | None
+    collapsed: bool = False  # HTML: folded under a summary line (the map repeated at a lesson's end)
 
     def _ordered(self) -> list[StageView]:
         """Main stages in order, each side branch right after the stage it leaves from."""
@@ -290,6 +302,8 @@ class MapView:
                 head = f"{number}. {s.title} · {lesson.label}{status}{star}"
                 indent = "   "
             lines += [head, f"{indent}解决了:{view.text(s.solved)}", f"{indent}卡在:{view.text(s.stuck)}"]
+            if view.later_note():
+                lines.append(f"{indent}{view.later_note()}")
         return "\n".join(lines)
 
     def _repr_pretty_(self, printer, cycle) -> None:
@@ -316,7 +330,9 @@ class MapView:
                 f'<code style="font-size:.85em">{e(_describe(ev.query))}</code></li>' for ev in s.evidence)
             details = (f'<details style="margin-top:.3rem"><summary style="cursor:pointer;font-size:.9em">'
                        f'证据:{len(s.evidence)} 个录制数字</summary><ul style="margin:.3rem 0;font-size:.9em">'
-                       f'{evidence}</ul></details>') if s.evidence else ""
+                       f'{evidence}</ul></details>') if s.evidence and view.revealed else ""
+            if view.later_note():
+                details = f'<div style="color:#6b7280;font-size:.85em">{e(view.later_note())}</div>'
             border = "#f59e0b" if view.here else ("#9ca3af" if s.branch else "#2563eb")
             style = (f"border:1px solid var(--pst-color-border,#d0d7de);border-left:5px solid {border};"
                      "border-radius:6px;padding:.5rem .8rem;margin:.2rem 0;"
@@ -337,9 +353,15 @@ class MapView:
             if nxt is not None and not nxt.stage.branch:
                 with_arrows.append(arrow)  # main line: after a stage and the branches that leave it
         items = with_arrows
+        stages = f'<ol style="list-style:none;padding:0;margin:0">{"".join(items)}</ol>'
+        if self.collapsed:
+            here = next((v.lesson.label for v in self.stages if v.here), "")
+            summary = f"{self.title}" + (f"({HERE}:{here};点开看全图)" if here else "(点开看全图)")
+            return (f'<details class="prefixlab-evolution" role="figure" aria-label="{e(self.title)}">'
+                    f'<summary style="font-weight:600;cursor:pointer;margin-bottom:.3rem">{e(summary)}</summary>'
+                    f'{stages}</details>')
         return (f'<div class="prefixlab-evolution" role="figure" aria-label="{e(self.title)}">'
-                f'<div style="font-weight:600;margin-bottom:.3rem">{e(self.title)}</div>'
-                f'<ol style="list-style:none;padding:0;margin:0">{"".join(items)}</ol></div>')
+                f'<div style="font-weight:600;margin-bottom:.3rem">{e(self.title)}</div>{stages}</div>')
 
 
 def _describe(query: dict) -> str:
@@ -348,26 +370,33 @@ def _describe(query: dict) -> str:
 
 
 def evolution_map(current: str | None = None, *, chapter: str | None = None, glue: bool = True,
-                  path: Path | None = None, from_page: str | None = None) -> MapView:
+                  path: Path | None = None, from_page: str | None = None, collapsed: bool = False) -> MapView:
     """The map with "你在这里" on the stages of lesson ``current`` (None: the chapter page).
 
     The map is ``current``'s chapter's, or ``chapter``'s, or the one at ``path``.
-    Every evidence value is computed now; with ``glue`` it is also glued under its name.
+    Every evidence value is computed now; with ``glue`` it is also glued under its name (a glued
+    value is not shown by itself). The view shows a stage's numbers only if its lesson comes no
+    later than ``current`` in the chapter's order; the chapter page's map shows none.
     ``from_page`` (book-root relative) is where the links start; default: the current lesson's page.
+    ``collapsed`` folds the HTML view under one summary line.
     """
     data = load_map(_path(path, chapter, current))
+    order = [l.id for l in data.lessons]
+    reached = -1  # the chapter page: no lesson reached yet
     if current is not None:
         data.lesson(current)  # an unknown lesson raises
         from_page = from_page or data.lesson(current).page
+        reached = order.index(current)
     views = []
     for stage in data.stages:
         values = {ev.name: evaluate(ev.query) for ev in stage.evidence}
         if glue:
             for name, value in values.items():
                 glue_text(name, value)
-        views.append(StageView(stage, data.lesson(stage.lesson), stage.lesson == current, values))
+        views.append(StageView(stage, data.lesson(stage.lesson), stage.lesson == current, values,
+                               revealed=order.index(stage.lesson) <= reached))
     title = f"{data.chapter['title']} · 演进地图"
-    return MapView(title, tuple(views), current, from_page or data.chapter.get("page"))
+    return MapView(title, tuple(views), current, from_page or data.chapter.get("page"), collapsed)
 
 
 @dataclass(frozen=True)

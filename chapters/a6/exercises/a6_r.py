@@ -26,9 +26,9 @@ def turn_start(recording, session: str, turn: int = TURN):
 
 
 HINTS = {
-    "select": ("想想第 2 次发话时,挑中的记忆变没变;变了,system prompt 从哪一块开始不同?服务器只复用从第一个 token 起"
+    "select": ("想想第 2 条用户消息时,挑中的记忆变没变;变了,system prompt 从哪一块开始不同?服务器只复用从第一个 token 起"
                "相同的前缀,那之前有哪几块?(工具定义排在 system 文本之后。)"),
-    "retrieve": ("system prompt 这一组从来不变。第 2 次发话时,上一条 user 消息发生了什么变化?前缀断在那条消息的哪里?"
+    "retrieve": ("system prompt 这一组从来不变。第 2 条用户消息时,上一条 user 消息发生了什么变化?前缀断在那条消息的哪里?"
                  "它之前的内容都还在服务器的缓存里。"),
 }
 

@@ -43,6 +43,16 @@ class RequestRow:
     rule_tokens: int
     break_block: str | None   # where the cached prefix ends
     has_tools: bool
+    reads_previous: bool = False  # read back the whole previous request of its server run: ordinary growth
+
+    @property
+    def break_words(self) -> str:
+        """Where the prefix broke, in words; "—" when the request only grew (it read back the whole previous one)."""
+        if self.reads_previous:
+            return "—"
+        if self.cached_tokens == 0:
+            return "开头(缓存是空的)"
+        return block_words(self.break_block)
 
     @property
     def label(self) -> str:
@@ -54,8 +64,30 @@ class RequestRow:
         """Where the rule is, in words."""
         if not self.rule_blocks:
             return "不在"
-        names = {"agents_md": "AGENTS.md 块"}
-        return "、".join(names.get(b, f"消息 {b}") for b in self.rule_blocks)
+        return "、".join(block_words(b) for b in self.rule_blocks)
+
+
+BLOCK_WORDS = {"base": "基础 prompt", "agents_md": "AGENTS.md", "memory_header": "记忆标题", "skills": "技能索引",
+               "memory_body": "记忆正文", "tools": "工具定义"}
+ROLE_WORDS = {"user": "user", "assistant": "assistant", "tool": "工具结果"}
+
+
+def block_words(name: str | None) -> str:
+    """A block of the rendered prompt, named the way the lesson text names it.
+
+    The calculator names blocks ``base``, ``agents_md``, ``memory_body``, ``tools`` (the system prompt's
+    parts and the tool definitions), ``user#1`` (message 1 of the request; message 0 is the system prompt)
+    and ``template#k`` (the chat template's k-th stretch of marker tokens between the contents)."""
+    if name is None:
+        return "—"
+    if name in BLOCK_WORDS:
+        return BLOCK_WORDS[name]
+    role, _, index = name.partition("#")
+    if role == "template":
+        return "prompt 开头(模板标记)" if index == "0" else f"模板标记 #{index}"
+    if role in ROLE_WORDS:
+        return f"消息 {index}({ROLE_WORDS[role]})"
+    return name
 
 
 def request_rows(recording: Recording) -> list[RequestRow]:
@@ -65,6 +97,7 @@ def request_rows(recording: Recording) -> list[RequestRow]:
     rule = recording.manifest["rule"]
     info = {s["id"]: s for s in recording.manifest["sessions"]}
     out = []
+    previous = None
     for call, att in zip(recording.calls, replay.attributions):
         messages = call.request["messages"]
         found = composition.find(att, rule, messages)
@@ -73,7 +106,10 @@ def request_rows(recording: Recording) -> list[RequestRow]:
             call.seq, call.session, info[call.session].get("variant", call.session), info[call.session]["day"],
             call.round, call.kind, call.prompt_tokens, call.cached_tokens, row.read,
             composition.tokens_by_part(att, messages), tuple(o.block for o in found), sum(o.tokens for o in found),
-            row.break_block, bool(call.request.get("tools"))))
+            row.break_block, bool(call.request.get("tools")),
+            previous is not None and previous.epoch == call.epoch and call.cached_tokens is not None
+            and call.cached_tokens >= previous.prompt_tokens))
+        previous = call
     return out
 
 
@@ -89,8 +125,8 @@ def _hover(r: RequestRow) -> str:
     parts = "<br>".join(f"{PART_LABELS[p]}:{n:,}" for p, n in r.parts.items() if n)
     what = "压缩的摘要请求(不带工具定义)" if r.kind == "compaction" else f"第 {r.round} 轮"
     cached = "未报告" if r.cached_tokens is None else f"{r.cached_tokens:,}"
-    return (f"{r.session} · {what}<br>prompt {r.prompt_tokens:,} token,实测命中 {cached}"
-            f"(计算器 {r.predicted:,}),前缀断在 {r.break_block}<br>规矩:{r.where}"
+    return (f"{r.session} · {what}<br>prompt {r.prompt_tokens:,} token,实测读取 {cached}"
+            f"(计算器 {r.predicted:,}),打断处:{r.break_words}<br>规矩:{r.where}"
             + (f"({r.rule_tokens:,} token)" if r.rule_tokens else "") + f"<br>{parts}")
 
 

@@ -28,8 +28,8 @@ from prefixlab.recording.format import Call, Recording
 
 STRATEGY_LABELS = {
     "frozen": "冻结快照:整份记忆,会话开始时进 system prompt",
-    "select": "每次发话挑选:挑中的记忆进 system prompt",
-    "retrieve": "每次发话检索:召回的记忆接在本轮 user 消息后",
+    "select": "每条用户消息挑选:挑中的记忆进 system prompt",
+    "retrieve": "每条用户消息检索:召回的记忆接在本轮 user 消息后",
 }
 SHORT_LABELS = {"frozen": "冻结快照", "select": "挑选 → system", "retrieve": "检索 → user 消息"}
 MEMORY_BLOCKS = ("memory_header", "memory_body")  # where a SystemPrompt's memory sits (attribution)
@@ -60,7 +60,7 @@ VIEWS = (
     View("local", "本机 llama-server:实测命中(和计算器的推算)", "llamacpp", short="本机(实测)"),
     View("anthropic", f"Anthropic · {ANTHROPIC_MODEL} · 自动缓存 · 按录制的时间", "anthropic",
          {"model": ANTHROPIC_MODEL}, ANTHROPIC_MODEL, short="Anthropic"),
-    View("anthropic-pause", f"Anthropic · {ANTHROPIC_MODEL} · 自动缓存 · 每次发话前用户停 {PAUSE_S / 60:g} 分钟",
+    View("anthropic-pause", f"Anthropic · {ANTHROPIC_MODEL} · 自动缓存 · 每条用户消息前停 {PAUSE_S / 60:g} 分钟",
          "anthropic", {"model": ANTHROPIC_MODEL}, ANTHROPIC_MODEL, PAUSE_S, short=f"Anthropic,停 {PAUSE_S / 60:g} 分钟"),
     View("openai", f"OpenAI · {OPENAI_MODEL} · {openai_rule.default_retention(OPENAI_MODEL)} 保留 · 按录制的时间",
          "openai", {"retention": openai_rule.default_retention(OPENAI_MODEL)}, OPENAI_MODEL, short="OpenAI"),
@@ -238,7 +238,7 @@ BAR_PARTS = (("read", "从缓存读", "#16a34a"), ("write", "写入缓存", "#25
 
 
 def _hover(p: Point, view: View) -> str:
-    lines = [f"{SHORT_LABELS.get(p.strategy, p.strategy)} · 第 {p.turn} 次发话的第 {p.round} 轮(会话第 {p.index} 个请求)",
+    lines = [f"{SHORT_LABELS.get(p.strategy, p.strategy)} · 第 {p.turn} 条用户消息的第 {p.round} 轮(会话第 {p.index} 个请求)",
              f"注入的记忆:{p.injected:,} token",
              f"prompt {p.prompt:,}:读 {p.read:,} / 写 {p.write:,} / 算 {p.fresh:,}"]
     if view.measured and p.measured is not None:

@@ -53,8 +53,8 @@ class RequestLab:
     def describe(self, session: str, seq: int) -> str:
         r = next(x for x in self.rows if x.seq == seq and x.session == session)
         att = calculator.prepare(self.recording).attributions[seq]
-        lines = [f"{session} {r.label}:prompt {r.prompt_tokens:,} token,实测命中 {r.cached_tokens:,}"
-                 f"(计算器 {r.predicted:,}),前缀断在 {r.break_block}",
+        lines = [f"{session} {r.label}:prompt {r.prompt_tokens:,} token,实测读取 {r.cached_tokens:,}"
+                 f"(计算器 {r.predicted:,}),打断处:{r.break_words}",
                  "组成:" + ",".join(f"{PART_LABELS[p]} {n:,}" for p, n in r.parts.items() if n)]
         found = composition.find(att, self.rule, self.recording.calls[seq].request["messages"])
         if not found:

@@ -20,7 +20,7 @@ def test_request_browsers_start_on_a_request():
     t11 = T11App()
     assert None not in (t11.variant.value, t11.session.value, t11.request.value)
     assert t11.request.label == "D1·8"  # the request right after the compaction
-    assert t11.session.value in t11.panel.value and "实测命中" in t11.panel.value
+    assert t11.session.value in t11.panel.value and "实测读取" in t11.panel.value
     t11.variant.value = t11.variant.options[1][1]
     assert t11.session.value == t11.session.options[0] and t11.request.value is not None
     assert t11.session.value in t11.panel.value

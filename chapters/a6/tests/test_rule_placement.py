@@ -20,7 +20,19 @@ def test_rows_cover_every_request_and_add_up(recording):
     assert set(rp.PART_LABELS) == set(PARTS)
     summaries = [r for r in rows if r.kind == "compaction"]
     assert summaries and all(not r.has_tools and r.label.endswith("压缩") for r in summaries)
-    assert {r.where for r in rows} == {"不在", "消息 user#1", "AGENTS.md 块"}
+    assert {r.where for r in rows} == {"不在", "消息 1(user)", "AGENTS.md"}
+
+
+def test_a_request_that_only_grew_has_no_break(recording):
+    rows = rp.request_rows(recording)
+    grew = [r for r in rows if r.reads_previous]
+    assert grew and all(r.break_words == "—" for r in grew)
+    first = rows[0]
+    assert first.cached_tokens == 0 and first.break_words == "开头(缓存是空的)"
+    broken = [r for r in rows if not r.reads_previous and r.cached_tokens]
+    assert broken and all(r.break_words not in ("—", r.break_block) for r in broken)  # named in words
+    assert rp.block_words("user#1") == "消息 1(user)" and rp.block_words("template#0").startswith("prompt 开头")
+    assert rp.block_words("memory_body") == "记忆正文" and rp.block_words("unknown-block") == "unknown-block"
 
 
 def test_figure_switches_variants_with_a_menu(recording):
