@@ -4,6 +4,8 @@ The generic paths (recordings, tokenizer, chat template, the toy repository) are
 """
 from __future__ import annotations
 
-from prefixlab.paths import DATA
+from prefixlab.paths import DATA, RECORDINGS
 
 A3_DATA = DATA / "a3"
+A32_DIR = A3_DATA / "a3-2"                       # A3·2 (approval): the scripted task and the five policies
+A32_RECORDING = RECORDINGS / "a3-2-approval-smollm2-llamacpp"
