@@ -1,5 +1,7 @@
 """The course's chapters: each chapter's lesson-specific code, one package per chapter.
 
+``a3``   A3 工作区:让它动手,又不让它闯祸 (paths and commands that try to escape the workspace,
+         measured on the reader's machine; approval policies)
 ``a4``   A4 提示词的形状与前缀缓存 (the prefix cache from scratch: one token changed at position p)
 ``a5``   A5 上下文的极限 (what llama-server does when the prompt outgrows its context, masking
          old tool outputs; experiments only, the pages come later)

@@ -17,6 +17,14 @@ A1 the loop
   session.py         the conversation as an append-only tree of entries in a file (its
                      forks are A6·4's) -> Session
 
+A3 the workspace
+  tools.py           (again) paths checked before any file is touched; a command in its
+                     own process group, killed whole at the timeout with whatever left
+                     the group, its output capped while read, secrets kept out of its
+                     environment -> Workspace.resolve, Workspace.run_command, command_env
+  approval.py        A3·2: ask / auto / never and an allow-list decide whether a call that
+                     changes something runs; a refusal is the call's result -> Approval
+
 A5 compaction
   compaction.py      a step: past a token budget, one summary message replaces the older
                      rounds; the session file keeps them -> Compactor, estimate_tokens,

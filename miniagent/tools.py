@@ -9,8 +9,12 @@ leaves a half-written or empty file.
 and an output cap. The output is capped while it is read (a command printing
 gigabytes costs no memory), and at the timeout the whole group is killed; a
 background process that keeps the output pipe open does not keep us waiting.
-It is not a sandbox (a command can still name other paths), which is why
-miniagent is meant for throwaway copies of a repository.
+A command gets our environment without the variables that look like secrets,
+plus a mark of its run: a process that left the group (``setsid``) still
+carries the mark, and is killed with the group (Linux: found through /proc).
+It is not a sandbox (a command can still name other paths, or clear its
+environment), which is why miniagent is meant for throwaway copies of a
+repository.
 
 Each tool's definition (what the model is told) sits on its handler, in the
 ``@tool`` line above it. ``Toolbox.call`` checks the model's arguments against
@@ -21,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 import selectors
 import signal
 import subprocess
@@ -35,6 +40,10 @@ COMMAND_TIMEOUT = 30.0  # seconds
 # Bytes of a command's output kept at each end while reading; the middle is dropped as it arrives,
 # so `yes` cannot fill the memory. Far more than OUTPUT_LIMIT: output that fits is kept whole.
 KEEP_BYTES = 64 * 1024
+# Variables whose names contain one of these never reach a command: an API key in the agent's
+# environment is none of the command's business (Codex's default excludes, plus PASSWORD).
+SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD")
+RUN_MARK = "MINIAGENT_RUN"  # set to a fresh id in every command's environment
 
 
 class ToolError(Exception):
@@ -185,6 +194,10 @@ class Workspace:
             raise ToolError(f"{path!r} leads outside the workspace (through a symlink)")
         return real
 
+    def hide_root(self, err: OSError) -> str:
+        """An operating system error as the model sees it: paths relative to the workspace, not this machine's."""
+        return str(err).replace(f"{self.root}{os.sep}", "").replace(str(self.root), ".")
+
     @tool("List files under a directory of the repository.",
           path="Directory relative to the repository root, e.g. '.'")
     def list_files(self, path: str = ".") -> str:
@@ -236,8 +249,10 @@ class Workspace:
     @tool("Run a shell command in the repository root and return its output.", command="The shell command")
     def run_command(self, command: str) -> str:
         # Its own session and process group: at the timeout we kill the command and all it started.
+        run_id = secrets.token_hex(8)
         proc = subprocess.Popen(command, shell=True, cwd=self.root, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                env=command_env(run_id))
         deadline = time.monotonic() + self.command_timeout
         output = OutputBuffer()
         try:
@@ -251,6 +266,7 @@ class Workspace:
         exited = proc.poll() is not None
         if not (exited and eof):  # a command that ends normally may leave a server running on purpose
             kill_group(proc.pid)
+            kill_marked(run_id)  # what left the group with setsid still carries the run's mark
         proc.wait()
         if not exited:
             return output.capped(f"\n[timed out after {self.command_timeout:g} s; the command was killed]")
@@ -280,11 +296,48 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def command_env(run_id: str) -> dict[str, str]:
+    """The environment a command gets: ours without the secret-looking variables, plus the run's mark."""
+    env = {name: value for name, value in os.environ.items()
+           if not any(part in name.upper() for part in SECRET_NAME_PARTS)}
+    env[RUN_MARK] = run_id
+    return env
+
+
+def processes_marked(run_id: str) -> list[int]:
+    """Our processes whose environment carries ``run_id``'s mark (Linux /proc; elsewhere none are found)."""
+    mark = f"{RUN_MARK}={run_id}".encode()
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or another user's process
+            continue
+        if mark in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_marked(run_id: str) -> None:
+    """Kill every process carrying the run's mark; look again, since one may have forked meanwhile."""
+    for _ in range(5):
+        pids = processes_marked(run_id)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.01)
+
+
 class Toolbox:
     """Dispatches the model's tool calls; every failure becomes a message, not a crash."""
 
-    def __init__(self, workspace: Workspace, memory: MemoryStore, skills=None):
+    def __init__(self, workspace: Workspace, memory: MemoryStore, skills=None, approval=None):
         self.workspace, self.memory = workspace, memory
+        self.approval = approval  # an approval.Approval (A3·2); None: every call runs
         w = workspace
         # In the order the model sees them: recorded requests depend on this order.
         self.handlers = {h.__name__: h for h in (w.list_files, w.read_file, w.write_file, w.edit_file,
@@ -310,9 +363,15 @@ class Toolbox:
         problem = schema_problem(args, handler.definition["function"]["parameters"])
         if problem:
             return f"error: bad arguments for {name}: {problem}"
+        if self.approval is not None:
+            refusal = self.approval.check(name, args)
+            if refusal:  # the call does not run; the model reads why
+                return refusal
         try:
             return handler(**args)
         except TypeError as err:  # an extra argument the schema allows but the handler does not take
             return f"error: bad arguments for {name}: {err}"
-        except (ToolError, NoteRefused, MemoryFileError, OSError) as err:
+        except OSError as err:  # its text may name this machine's absolute path: show it relative
+            return f"error: {self.workspace.hide_root(err)}"
+        except (ToolError, NoteRefused, MemoryFileError) as err:
             return f"error: {err}"

@@ -203,3 +203,40 @@ def test_a_command_that_times_out_is_killed_with_its_whole_group(ws):
 def test_a_command_timeout_that_is_not_a_positive_number_is_refused(tmp_path, timeout):
     with pytest.raises(ToolError, match="command timeout must be a positive number of seconds"):
         Workspace(tmp_path, command_timeout=timeout)
+
+
+def test_a_setsid_child_that_left_the_group_is_killed_at_the_timeout(ws):
+    marker = ws.root / "alive.txt"
+    out = ws.run_command("setsid sh -c 'sleep 3; echo late > alive.txt' & sleep 30")
+    assert "timed out after 2 s" in out
+    time.sleep(1.5)  # the child would have written by now had it survived
+    assert not marker.exists()
+
+
+def test_secret_looking_variables_do_not_reach_a_command(ws, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-test")
+    monkeypatch.setenv("DB_Password", "pw")
+    monkeypatch.setenv("HARMLESS_SETTING", "kept")
+    out = ws.run_command("env")
+    assert "sk-test" not in out and "ghp-test" not in out and "=pw" not in out
+    assert "HARMLESS_SETTING=kept" in out and "PATH=" in out
+
+
+def test_every_command_carries_a_fresh_run_mark(ws):
+    first, second = ws.run_command("echo $MINIAGENT_RUN"), ws.run_command("echo $MINIAGENT_RUN")
+    assert len(first.split("\n")[0]) == 16 and first != second
+
+
+def test_an_os_error_reaches_the_model_without_the_machines_path(ws, tmp_path):
+    (ws.root / "locked").mkdir()
+    (ws.root / "locked" / "f.txt").write_text("x")
+    os.chmod(ws.root / "locked", 0o500)
+    try:
+        box = Toolbox(ws, MemoryStore(tmp_path / "MEMORY.md"))
+        result = box.call("write_file", {"path": "locked/g.txt", "content": "y"})
+    finally:
+        os.chmod(ws.root / "locked", 0o700)
+    if os.geteuid() == 0:  # root may write anyway; then there is no error to look at
+        return
+    assert result.startswith("error: ") and str(ws.root) not in result and "locked" in result

@@ -1,0 +1,48 @@
+"""The A3 lab's state: what its four panels say, without a browser (scripts/lab_check.py drives the widgets)."""
+import pytest
+
+from chapters.a3.lab.workspace import WorkspaceApp, WorkspaceLab
+
+
+@pytest.fixture
+def lab():
+    lab = WorkspaceLab()
+    yield lab
+    lab.close()
+
+
+def test_a_symlink_out_is_read_by_the_plain_join_and_refused_by_miniagent(lab):
+    text = lab.path("docs/secret.txt")
+    assert "直接拼接 root / path:读到了工作区外的文件" in text and "miniagent 的 Workspace.resolve:拒绝" in text
+    assert str(lab.base) not in text
+
+
+def test_a_file_inside_is_read_both_ways(lab):
+    assert lab.path("app.py").count("读到了工作区里的文件") == 2
+
+
+def test_env_and_rule(lab):
+    assert lab.env("OPENAI_API_KEY PATH") == "OPENAI_API_KEY:去掉\nPATH:传给命令"
+    assert lab.env("  ") == "写几个变量名,用空格隔开。"
+    assert lab.rule("run_command: python tools/check.py", "python tools/check.py; rm -rf .").endswith("要问人")
+    assert "不问人" in lab.rule("run_command: python tools/check.py", "python tools/check.py -v")
+    assert "说的不是 run_command" in lab.rule("edit_file", "ls")
+
+
+def test_a_command_is_measured_and_cleaned_up(lab):
+    text = lab.command("never_ends", "subprocess.run", 0.5)
+    assert "返回后还活着的进程 1 个(已清理,现在剩 0 个)" in text
+
+
+@pytest.mark.parametrize("args, message", [(("nope", "miniagent", 1.0), "没有这个情形"),
+                                           (("never_ends", "os.system", 1.0), "没有这个做法"),
+                                           (("never_ends", "miniagent", 60.0), "超时请在")])
+def test_bad_choices_are_messages(lab, args, message):
+    assert lab.command(*args).startswith(message)
+
+
+def test_the_app_draws_every_panel(lab):
+    app = WorkspaceApp(lab)
+    assert all(out.value for out in (app.path_out, app.command_out, app.env_out, app.rule_out))
+    app.env_box.value = "GITHUB_TOKEN"
+    assert "GITHUB_TOKEN:去掉" in app.env_out.value

@@ -1,0 +1,73 @@
+"""A3·2: who decides whether a tool call runs — the policy, an allow-list, and the human.
+
+Reading tools always run. A call that changes something (write_file, edit_file,
+run_command) runs under the policy:
+
+``auto``   it runs: nobody is asked.
+``never``  it does not run: nobody is asked, the model reads that it was refused.
+``ask``    the allow-list decides first; a call not on it is shown to the human,
+           who says yes or no.
+
+An allow-list rule is a tool name (``"edit_file"``: every edit runs) or a tool
+and a command prefix (``"run_command: python -m unittest"``). A prefix rule
+matches only a command without shell operators: otherwise
+``python -m unittest; rm -rf .`` would start with an allowed prefix.
+
+A refused call is not an exception: ``check`` returns the message the model
+reads as the call's result, and the conversation goes on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+POLICIES = ("ask", "auto", "never")
+# remember writes only the agent's own notes file, outside the repository
+READ_ONLY_TOOLS = ("list_files", "read_file", "read_skill", "remember")
+# Characters that join or redirect commands in a shell: a prefix rule never covers a command with one.
+SHELL_OPERATORS = (";", "&", "|", "`", "$(", ">", "<", "\n")
+
+
+def rule_allows(rule: str, name: str, args: dict) -> bool:
+    """Whether one allow-list ``rule`` covers the call ``name(args)``."""
+    tool, _, prefix = (part.strip() for part in rule.partition(":"))
+    if tool != name:
+        return False
+    if not prefix:  # a bare tool name covers every call of that tool
+        return True
+    command = args.get("command", "").strip()
+    return command.startswith(prefix) and not any(op in command for op in SHELL_OPERATORS)
+
+
+@dataclass
+class Approval:
+    """The approval policy of one session; ``asked`` keeps every question put to the human, in order."""
+
+    policy: str = "ask"
+    allow: tuple[str, ...] = ()
+    human: Callable[[str, dict], bool] | None = None  # asked under "ask"; True lets the call run
+    asked: list = field(default_factory=list)  # (tool name, arguments, answer)
+
+    def __post_init__(self):
+        if self.policy not in POLICIES:
+            raise ValueError(f"unknown approval policy {self.policy!r}; choose one of {', '.join(POLICIES)}")
+        if self.policy == "ask" and self.human is None:
+            raise ValueError("the 'ask' policy needs a human to ask")
+
+    def check(self, name: str, args: dict) -> str | None:
+        """None if the call may run, else the message the model gets instead of its result."""
+        if name in READ_ONLY_TOOLS or self.policy == "auto":
+            return None
+        if self.policy == "never":
+            return f"error: {name} needs approval and this session runs without asking anyone; it did not run"
+        if any(rule_allows(rule, name, args) for rule in self.allow):
+            return None
+        answer = bool(self.human(name, args))
+        self.asked.append((name, args, answer))
+        return None if answer else f"error: the user did not approve this {name} call; it did not run"
+
+
+def scripted_human(answers: list[bool]) -> Callable[[str, dict], bool]:
+    """A human who answers from a list, in order (the recorded experiments use it); no answer left is a no."""
+    queue = list(answers)
+    return lambda name, args: queue.pop(0) if queue else False
