@@ -4,7 +4,7 @@ Every exercise asks for a number the page does not show: the answer is computed 
 recording (never stored) and printed only once the reader's answer is right.
 
     check_cached(rec, round_no, guess)          # exercise 1: cached_tokens of one round of ``long``
-    check_evaluated_until(rec, round_no, guess) # exercise 2: tokens the server evaluated in rounds 1..N
+    check_evaluated_between(rec, 11, 20, guess) # exercise 2: tokens the server evaluated in rounds 11..20
 """
 from __future__ import annotations
 
@@ -38,16 +38,19 @@ def check_cached(recording, round_no, guess) -> str:
             "服务器把它整段读回,只算新接上的那两条消息。")
 
 
-def check_evaluated_until(recording, round_no, guess) -> str:
-    """Tokens the server evaluated (prompt - cached) over rounds 1..``round_no`` of the 20-round session."""
+def check_evaluated_between(recording, first, last, guess) -> str:
+    """Tokens the server evaluated (prompt - cached) over rounds ``first``..``last`` of the 20-round session."""
     calls = _calls(recording)
-    if problem := _round_problem(calls, round_no):
-        return problem
+    for round_no in (first, last):
+        if problem := _round_problem(calls, round_no):
+            return problem
+    if first > last:
+        return f"第一轮({first})要不晚于最后一轮({last})"
     if not is_int(guess):
         return ASK
-    right = sum(calls[k].prompt_tokens - calls[k].cached_tokens for k in range(1, round_no + 1))
+    right = sum(calls[k].prompt_tokens - calls[k].cached_tokens for k in range(first, last + 1))
     if guess != right:
         return (f"不对,{more_or_less(guess, right)}。把每一轮重算的写成\"这一轮的 prompt 减上一轮的 prompt\","
                 "再把它们加起来,中间的项会怎样?")
-    return (f"对:{right:,},正好是第 {round_no} 轮的 prompt 长度。每一轮只算新接上的部分,加起来就是最后那个 prompt:"
-            "缓存开着时,服务器一共算的 token 数随轮数线性增长,发出去的 token 数却是二次的。")
+    return (f"对:{right:,},正好是第 {last} 轮的 prompt 减去第 {first - 1} 轮的 prompt。每一轮只算新接上的部分,"
+            "加起来就是这几轮里 prompt 长出来的那一截:缓存开着时,服务器算的 token 数随轮数线性增长,发出去的却是二次的。")

@@ -17,6 +17,7 @@ import copy
 import json
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -98,7 +99,14 @@ def course_model(url: str | None = None, turns: list[dict] | None = None):
 
 
 def fresh_toolbox() -> tuple[FourTools, Path]:
-    """The four tools of chapter A1 on a fresh copy of the toy repository (in a temporary folder)."""
+    """The four tools of chapter A1 on a fresh copy of the toy repository (in a temporary folder).
+
+    ``python`` in the script's commands must be this kernel's Python (the course's, as in the
+    recording), not whatever else is first on PATH: its directory goes first on PATH.
+    """
+    here = str(Path(sys.executable).parent)
+    if os.environ.get("PATH", "").split(os.pathsep)[0] != here:
+        os.environ["PATH"] = os.pathsep.join([here, os.environ.get("PATH", "")])
     root = Path(tempfile.mkdtemp(prefix="a1-lab-")) / "repo"
     shutil.copytree(TOY_REPO, root)
     return FourTools(Workspace(root)), root
