@@ -190,8 +190,9 @@ class RoundsApp(WidgetApp):
         import ipywidgets as widgets
 
         self.rounds = rounds
-        self.slider = widgets.IntSlider(min=1, max=len(rounds), value=1, description="轮")
-        self.view = widgets.HTML(self.html(1))
+        # It opens on the last round: the longest request, and every earlier one a step to the left.
+        self.slider = widgets.IntSlider(min=1, max=len(rounds), value=len(rounds), description="轮")
+        self.view = widgets.HTML(self.html(len(rounds)))
         self.slider.observe(lambda change: setattr(self.view, "value", self.html(change["new"])), names="value")
         self.widget = widgets.VBox([self.slider, self.view])
 

@@ -68,6 +68,6 @@ def test_the_rounds_app_shows_each_request():
 
     good_loop(first_request(), Watching(), toolbox, 10)
     app = RoundsApp(rounds)
-    assert "第 1 轮:2 条消息" in app.view.value
+    assert f"第 {len(rounds)} 轮:{2 * len(rounds)} 条消息" in app.view.value
     app.slider.value = 3
     assert "第 3 轮:6 条消息" in app.view.value
