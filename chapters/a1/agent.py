@@ -9,15 +9,16 @@ from __future__ import annotations
 from miniagent.tools import Toolbox, Workspace
 
 
-class FourTools:
-    """``list_files``, ``read_file``, ``edit_file`` and ``run_command`` of one workspace."""
+FOUR = ("list_files", "read_file", "edit_file", "run_command")
 
-    call = Toolbox.call  # the same dispatch: unknown names, bad JSON and bad arguments become messages
 
-    def __init__(self, workspace: Workspace):
-        handlers = (workspace.list_files, workspace.read_file, workspace.edit_file, workspace.run_command)
-        self.handlers = {h.__name__: h for h in handlers}
-        self.definitions = [h.definition for h in handlers]
+def four_tools(workspace: Workspace) -> Toolbox:
+    """miniagent's Toolbox on ``workspace``, offering only ``FOUR``: a call is checked and dispatched
+    exactly as miniagent does it (unknown names, bad JSON and bad arguments become messages)."""
+    toolbox = Toolbox(workspace, memory=None)  # no remember tool is offered, so no memory is needed
+    toolbox.handlers = {name: toolbox.handlers[name] for name in FOUR}
+    toolbox.definitions = [handler.definition for handler in toolbox.handlers.values()]
+    return toolbox
 
 
 class NoTools:

@@ -31,7 +31,7 @@ from miniagent.session import Session
 from miniagent.system_message import FixedPrompt
 from miniagent.tools import Workspace
 
-from chapters.a1.agent import FourTools, NoTools
+from chapters.a1.agent import NoTools, four_tools
 from chapters.a1.paths import A1_SCRIPT
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
@@ -85,7 +85,7 @@ class LoopRecorder(Recorder):
         else:
             params = NO_CACHE if variant == "long-no-cache" else {}
             policy = ScriptedPolicy(self.model(), self.turns(variant), f"call_{variant}", self.clock, **params)
-            toolbox = FourTools(workspace)
+            toolbox = four_tools(workspace)
         run_task(self.script["task"], model=policy, toolbox=toolbox, session=session,
                  steps=[FixedPrompt(self.script["system"])], limits=self.limits(variant))
         info = {"id": variant, "file": f"{variant}.jsonl", "group": GROUP, "day": 1, "kind": "main",

@@ -25,12 +25,12 @@ import httpx2 as httpx
 
 from miniagent.model import ChatModel, ModelReply
 from prefixlab.presenting.lab.app import WidgetApp, panel
-from miniagent.tools import Workspace
+from miniagent.tools import Toolbox, Workspace
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.format import load
 from prefixlab.recording.policy import load_script, scripted_message
 
-from chapters.a1.agent import FourTools
+from chapters.a1.agent import four_tools
 from chapters.a1.paths import A1_RECORDING, A1_SCRIPT
 
 DEFAULT_URL = os.environ.get("PREFIXLAB_SERVER_URL", "http://127.0.0.1:8080")
@@ -98,7 +98,7 @@ def course_model(url: str | None = None, turns: list[dict] | None = None):
     return RecordedTurns(turns)
 
 
-def fresh_toolbox() -> tuple[FourTools, Path]:
+def fresh_toolbox() -> tuple[Toolbox, Path]:
     """The four tools of chapter A1 on a fresh copy of the toy repository (in a temporary folder).
 
     ``python`` in the script's commands must be this kernel's Python (the course's, as in the
@@ -109,7 +109,7 @@ def fresh_toolbox() -> tuple[FourTools, Path]:
         os.environ["PATH"] = os.pathsep.join([here, os.environ.get("PATH", "")])
     root = Path(tempfile.mkdtemp(prefix="a1-lab-")) / "repo"
     shutil.copytree(TOY_REPO, root)
-    return FourTools(Workspace(root)), root
+    return four_tools(Workspace(root)), root
 
 
 def first_request() -> list[dict]:

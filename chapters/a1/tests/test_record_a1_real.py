@@ -19,7 +19,7 @@ from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
 from prefixlab.recording.policy import ScriptedPolicy
 from prefixlab.recording.verify import check
-from chapters.a1.agent import FourTools
+from chapters.a1.agent import four_tools
 from chapters.a1.experiments.loop import GROUP, NO_CACHE, LoopRecorder
 from real_server import record_on_fresh_server
 
@@ -34,7 +34,7 @@ def short_slice(recorder):
     session = Session.open(recorder.out / "runaway.jsonl")
     policy = ScriptedPolicy(recorder.model(), [recorder.script["runaway"]["turn"]] * 3, "call_runaway",
                             recorder.clock, **NO_CACHE)
-    run_task(recorder.script["task"], model=policy, toolbox=FourTools(workspace), session=session,
+    run_task(recorder.script["task"], model=policy, toolbox=four_tools(workspace), session=session,
              steps=[FixedPrompt(recorder.script["system"])], limits=Limits(max_rounds=2))
     recorder._register({"id": "runaway", "file": "runaway.jsonl", "group": GROUP, "day": 1, "kind": "main"},
                        session, 0, policy.sent_at)
