@@ -1,5 +1,7 @@
 """The course's chapters: each chapter's lesson-specific code, one package per chapter.
 
+``a1``   A1 一个循环 (from one chat request to the loop on tool_calls; what twenty rounds cost; limits
+         and the usage ledger)
 ``a3``   A3 工作区:让它动手,又不让它闯祸 (paths and commands that try to escape the workspace,
          measured on the reader's machine; approval policies)
 ``a4``   A4 提示词的形状与前缀缓存 (the prefix cache from scratch: one token changed at position p)

@@ -136,10 +136,11 @@ def main(argv=None) -> int:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1
     print("\n" + (answer or "(no final answer)"))
-    # run_task gives "" both for an empty answer and for running out of rounds; after the
-    # last round the session ends with a tool result the model never saw.
-    if not answer and (session.by_id[session.leaf].get("message") or {}).get("role") == "tool":
-        print(f"miniagent: error: no final answer after {args.max_rounds} rounds; the work so far is in "
+    # run_task gives "" both for an empty answer and for running out of rounds; a limit that
+    # stopped the run leaves a "stopped" entry saying why (loop.py).
+    stopped = session.by_id[session.leaf]
+    if not answer and stopped["type"] == "stopped":
+        print(f"miniagent: error: {stopped['reason']}; the work so far is in "
               f"{session_path}: continue it with python -m miniagent session resume {session_path} "
               f"--leaf {session.leaf} TASK, or allow more rounds with --max-rounds", file=sys.stderr)
         return 1

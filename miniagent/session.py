@@ -12,7 +12,11 @@ of entry ``targetId`` reads ``message``; mode after-tools rewrites the first
 user message this way, see injection.py), ``model_call`` (the exact request and
 raw response of one call, for replaying it offline) and ``compaction`` (a
 summary ``message`` stands in for the messages before ``firstKeptId``; see
-compaction.py). Other types are kept as they are and ignored.
+compaction.py) and ``stopped`` (a limit ended the task before the model answered:
+``reason``, ``rounds``, ``tokens``; see loop.py). Other types are kept as they are and ignored.
+
+The usage ledger: every ``model_call`` keeps the server's whole response, ``usage`` included,
+so what a session cost is in its file from the first call on (``usage_ledger`` adds it up).
 
 A refresh or a compaction deletes nothing: the older entries stay in the file,
 only the path the model sees changes.
@@ -93,6 +97,28 @@ def entry_problem(entry: dict) -> str | None:
         if problem := message_problem(entry.get("message")):
             return f"{where}: {problem}"
     return None
+
+
+def tokens_used(response: dict) -> int:
+    """Tokens one call used, as the server reports them: prompt + completion (0 if it reports none)."""
+    usage = response.get("usage") or {}
+    return (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
+
+
+def usage_ledger(entries: list[dict]) -> dict:
+    """What the calls among ``entries`` used, added up: every call the server answered counts,
+    on every branch of the tree (a branch left behind was paid for all the same)."""
+    total = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}
+    for entry in entries:
+        response = entry.get("response") if entry.get("type") in ("model_call", "compaction") else None
+        if not isinstance(response, dict):
+            continue  # no call (a typed summary) or a call the server refused
+        usage = response.get("usage") or {}
+        total["calls"] += 1
+        total["prompt_tokens"] += usage.get("prompt_tokens") or 0
+        total["completion_tokens"] += usage.get("completion_tokens") or 0
+        total["cached_tokens"] += (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+    return total
 
 
 class UnknownEntry(KeyError):

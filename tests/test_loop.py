@@ -167,3 +167,100 @@ def test_a_step_s_change_is_in_the_very_next_request(tmp_path):
     model = ScriptedModel([tool_call("c1", "echo"), answer("done")])
     run_task("go", model=model, toolbox=Echo(), session=Session.open(tmp_path / "s.jsonl"), steps=[Nudge()])
     assert model.requests[1][-1] == {"role": "user", "content": "hurry up"}
+
+
+# -- limits: a run that never answers stops cleanly, and says why ------------------------------
+
+class Usage(ScriptedModel):
+    """A scripted model whose every reply reports ``prompt`` prompt tokens and one completion token."""
+
+    def __init__(self, turns, prompt=100):
+        super().__init__(turns)
+        self.prompt = prompt
+
+    def complete(self, messages, tools=None, **params):
+        reply = super().complete(messages, tools, **params)
+        reply.response["usage"] = {"prompt_tokens": self.prompt, "completion_tokens": 1}
+        return reply
+
+
+class Clock:
+    """A clock a test moves by hand: the time limit is tested without waiting."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def _forever(n=50):
+    return [tool_call(f"c{i}", "echo", text="again") for i in range(n)]
+
+
+def _stopped(session):
+    return [e for e in session.entries if e["type"] == "stopped"]
+
+
+def test_max_rounds_stops_cleanly_and_the_session_says_why(tmp_path):
+    from miniagent.loop import Limits
+
+    session, lines = Session.open(tmp_path / "s.jsonl"), []
+    result = run_task("loop", model=Usage(_forever()), toolbox=Echo(), session=session,
+                      limits=Limits(max_rounds=4), log=lines.append)
+    assert result == "" and lines[-1] == "stopped: no final answer after 4 rounds"
+    assert [e["round"] for e in session.entries if e["type"] == "model_call"] == [1, 2, 3, 4]
+    (stop,) = _stopped(session)
+    assert stop == {**stop, "reason": "no final answer after 4 rounds", "rounds": 4, "tokens": 404}
+    assert session.leaf == stop["id"]
+    # Nothing lost: the file holds every entry, and the last tool result is still in the conversation.
+    assert Session.open(tmp_path / "s.jsonl").entries == session.entries
+    assert session.messages()[-1]["role"] == "tool"
+
+
+def test_the_token_budget_stops_before_the_call_that_would_go_over_it(tmp_path):
+    from miniagent.loop import Limits
+
+    session = Session.open(tmp_path / "s.jsonl")
+    run_task("loop", model=Usage(_forever(), prompt=300), toolbox=Echo(), session=session,
+             limits=Limits(max_tokens=1000))
+    (stop,) = _stopped(session)
+    # 301 tokens a call: after 4 calls 1204 >= 1000, so there is no fifth.
+    assert stop["rounds"] == 4 and stop["tokens"] == 1204
+    assert stop["reason"] == "token budget spent: 1204 tokens used, the budget is 1000"
+
+
+def test_the_time_limit_uses_the_injected_clock(tmp_path):
+    from miniagent.loop import Limits
+
+    clock = Clock()
+
+    class Slow(Usage):
+        def complete(self, messages, tools=None, **params):
+            clock.now += 7.5  # every call "takes" 7.5 s on the test's clock
+            return super().complete(messages, tools, **params)
+
+    session = Session.open(tmp_path / "s.jsonl")
+    run_task("loop", model=Slow(_forever()), toolbox=Echo(), session=session,
+             limits=Limits(max_seconds=20, clock=clock))
+    (stop,) = _stopped(session)
+    assert stop["rounds"] == 3 and stop["reason"] == "time limit reached: 22.5 s used, the limit is 20 s"
+
+
+def test_a_model_that_answers_in_time_leaves_no_stopped_entry(tmp_path):
+    from miniagent.loop import Limits
+
+    session = Session.open(tmp_path / "s.jsonl")
+    result = run_task("say hi", model=Usage([tool_call("c1", "echo"), answer("done")]), toolbox=Echo(),
+                      session=session, limits=Limits(max_rounds=2, max_tokens=500, max_seconds=60))
+    assert result == "done" and _stopped(session) == []
+
+
+@pytest.mark.parametrize("bad", [{"max_rounds": 0}, {"max_rounds": 2.5}, {"max_rounds": True},
+                                 {"max_tokens": -1}, {"max_tokens": "100"}, {"max_seconds": 0},
+                                 {"max_seconds": float("nan")}, {"max_seconds": float("inf")}])
+def test_a_bad_limit_is_refused_with_its_name(bad):
+    from miniagent.loop import Limits
+
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        Limits(**bad)

@@ -196,3 +196,24 @@ def test_a_session_file_deleted_while_the_session_runs_is_a_clear_error(tmp_path
     with pytest.raises(SessionFileError, match="was deleted or moved while the session was running"):
         s.append("message", message={"role": "user", "content": "x"})
     assert not s.path.exists()  # an entry whose parent is gone would make the file unreadable
+
+
+def test_the_usage_ledger_adds_up_every_answered_call_on_every_branch(tmp_path):
+    from miniagent.session import tokens_used, usage_ledger
+
+    def response(prompt, cached, completion):
+        return {"usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                          "prompt_tokens_details": {"cached_tokens": cached}}}
+
+    s = Session.open(tmp_path / "s.jsonl")
+    s.append("message", message={"role": "user", "content": "hi"})
+    first = s.append("model_call", round=1, request={}, response=response(100, 0, 5))
+    s.append("model_call", round=2, request={}, response=response(150, 99, 3))
+    s.fork(first["id"])  # a branch: its call was paid for too
+    s.append("model_call", round=2, request={}, response=response(120, 99, 2))
+    s.append("model_call", round=3, request={}, error={"status": 400, "body": {}})  # refused: no usage
+    s.append("compaction", firstKeptId="x", message={"role": "user", "content": "s"}, request={},
+             response={"usage": {"prompt_tokens": 50, "completion_tokens": 10}})
+    ledger = usage_ledger(Session.open(tmp_path / "s.jsonl").entries)
+    assert ledger == {"calls": 4, "prompt_tokens": 420, "cached_tokens": 198, "completion_tokens": 20}
+    assert tokens_used(response(100, 0, 5)) == 105 and tokens_used({}) == 0
