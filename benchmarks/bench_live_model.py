@@ -51,6 +51,7 @@ from prefixlab.serving.client import ServerClient  # noqa: E402
 from prefixlab.serving.server import named_server  # noqa: E402
 
 OUT = DATA / "a1" / "live" / "bench.json"
+MODEL_OUT = DATA / "a1" / "live" / "model.json"
 
 # The A1 task first; the others are smaller steps of the same kind of work on the toy repository.
 TASKS = [
@@ -62,16 +63,7 @@ TASKS = [
 ]
 
 # Our stricter prompt: the call format spelled out with an example, relative paths, no guessing.
-BETTER_PROMPT = """\
-You are a coding agent working inside one small Python repository (the current directory).
-You cannot see any file until you call a tool. To call a tool, answer with one block like this
-and nothing else:
-<tool_call>
-{"name": "read_file", "arguments": {"path": "README.md"}}
-</tool_call>
-The result comes back in the next message. Paths are relative to the repository root
-(for example units/convert.py). Never invent file contents or command output.
-When the task is done, answer in plain text with no tool call."""
+BETTER_PROMPT = (DATA / "a1" / "live" / "system-prompt.txt").read_text(encoding="utf-8")
 
 SAMPLED = {"temperature": 0.7, "top_p": 0.9}
 MAX_TOKENS = 128  # a call written as JSON takes 30-60 tokens; longer prose is cut (still prose)
@@ -155,6 +147,28 @@ def chat(client: ServerClient, messages, tools, params) -> tuple[dict, dict]:
     return reply["choices"][0]["message"], reply
 
 
+def write_model_facts(out: Path) -> int:
+    """The checked file (size, sha256, parts) and its GGUF metadata, as JSON."""
+    from prefixlab.serving.server import cache_dir, fetch_named_model, sha256_file
+
+    path = fetch_named_model("live", cache_dir())  # checks size and sha256 again
+    spec = models.LIVE
+    facts = {"what": "the live model file: where it comes from and what its GGUF metadata says "
+                     "(benchmarks/bench_live_model.py --model-only)",
+             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+             "file": path.name, "size": path.stat().st_size, "sha256": sha256_file(path),
+             "pinned": {"size": spec.size, "sha256": spec.sha256},
+             "parts": [{"package": part.requirement, "wheel": part.wheel_name, "member": part.member,
+                        "size": part.size, "sha256": part.sha256,
+                        "metadata": models.wheel_summary(cache_dir() / "dl" / part.wheel_name)}
+                       for part in spec.parts],
+             "gguf": models.gguf_metadata(path)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(facts, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, default=OUT)
@@ -168,7 +182,11 @@ def main(argv=None) -> int:
     p.add_argument("--no-default-threads-speed", action="store_true",
                    help="skip the speed runs with the server's own thread count")
     p.add_argument("--n-predict", type=int, default=32, help="generated tokens per speed run")
+    p.add_argument("--model-only", action="store_true",
+                   help=f"only write what the fetched GGUF and its parts say about themselves to {MODEL_OUT}")
     args = p.parse_args(argv)
+    if args.model_only:
+        return write_model_facts(MODEL_OUT)
 
     load_before = os.getloadavg()
     started = datetime.now(timezone.utc)

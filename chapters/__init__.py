@@ -1,5 +1,6 @@
 """The course's chapters: each chapter's lesson-specific code, one package per chapter.
 
+``a1``   A1 一个循环:agent 就是一个 while 循环 (the loop; the live model drives it)
 ``a4``   A4 提示词的形状与前缀缓存 (the prefix cache from scratch: one token changed at position p)
 ``a5``   A5 上下文的极限 (what llama-server does when the prompt outgrows its context, masking
          old tool outputs; experiments only, the pages come later)

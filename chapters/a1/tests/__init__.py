@@ -1,0 +1,1 @@
+"""Chapter A1's tests."""
