@@ -17,7 +17,9 @@ SHAPE_LABELS = {"clock-top": "时间+文件列表在顶部", "clock-end": "时�
 COLORS = {"clock-top": "#d62728", "clock-end": "#ff7f0e", "date-only": "#2ca02c"}
 ANTHROPIC_MODEL = "claude-opus-5"   # automatic caching (one cache_control at the top level of the request)
 OPENAI_MODEL = "gpt-5.5"            # a model before GPT-5.6: automatic longest-prefix caching
-RULE_MODELS = (("anthropic", ANTHROPIC_MODEL), ("openai", OPENAI_MODEL))
+# (rule, the model whose list prices the cost uses, the rule's settings): Anthropic's rule needs the model
+# (its minimum cacheable length); OpenAI's classic rule has one minimum for every model
+RULE_MODELS = (("anthropic", ANTHROPIC_MODEL, {"model": ANTHROPIC_MODEL}), ("openai", OPENAI_MODEL, {}))
 
 
 @dataclass(frozen=True)
@@ -122,16 +124,14 @@ class SessionCost:
 def session_costs(recording: Recording) -> list[SessionCost]:
     """Per shape, both days: recomputed tokens (measured) and what each cloud rule's prediction would cost."""
     rows = round_rows(recording)
-    # the Anthropic rule needs the model (its minimum cacheable length); OpenAI's classic rule has one minimum
-    predictions = {rule: calculator.analyze(recording, rule, **({"model": model} if rule == "anthropic" else {}))
-                   for rule, model in RULE_MODELS}
+    predictions = {rule: calculator.analyze(recording, rule, **settings) for rule, _, settings in RULE_MODELS}
     out = []
     for shape in SHAPES:
         mine = of(rows, shape)
         sessions = {session_id(shape, 1), session_id(shape, 2)}
         usd = {rule: pricing.total_cost([r.prediction for r in predictions[rule] if r.session in sessions],
                                         model).total
-               for rule, model in RULE_MODELS}
+               for rule, model, _ in RULE_MODELS}
         out.append(SessionCost(shape, len(mine), sum(r.prompt_tokens for r in mine),
                                sum(r.recomputed for r in mine), usd))
     return out

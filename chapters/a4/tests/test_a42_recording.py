@@ -68,7 +68,7 @@ def test_recomputed_tokens_and_cloud_costs_put_date_only_first(rec, rows):
     totals = {shape: sum(r.recomputed for r in charts.of(rows, shape, 1)) for shape in charts.SHAPES}
     assert totals["clock-top"] > totals["clock-end"] > totals["date-only"] > 0
     costs = {c.shape: c for c in charts.session_costs(rec)}
-    for rule, _ in charts.RULE_MODELS:
+    for rule, *_ in charts.RULE_MODELS:
         assert costs["date-only"].usd[rule] < costs["clock-end"].usd[rule] <= costs["clock-top"].usd[rule] * 1.001
 
 
