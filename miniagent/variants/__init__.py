@@ -10,6 +10,8 @@ so the recordings can be made again and a learner can run them (the CLI's ``--mo
 - retrieve_memory.py  A6·R: mode ``retrieve``, the notes a request matches in its user message
 - inline_skills.py    A6·3: every skill's whole text in the system prompt, the naive design
                       the skills index replaces
+- volatile_line.py    A4·2: a time-and-files block at the top or the end of the system prompt,
+                      or the date only, rebuilt before every call
 
 A variant imports the core; the core's modules never import a variant, except modes.py,
 which names every design for ``--mode``. Recorders import the variant they record.

@@ -5,8 +5,10 @@ shows the permalink at the pin, our explanation, the licence and when we checked
 plus an erratum when upstream has moved on. A few key lines are quoted verbatim with their line
 numbers (``quote``), so the card makes its point offline; the whole pinned range is never copied
 into the book: the "显示原文" button (``_static/citations.js``) fetches it from
-raw.githubusercontent.com when the reader is online. A page citation (``url``) quotes a few
-sentences of a vendor's documentation page instead.
+raw.githubusercontent.com when the reader is online. A package citation (``package``:
+``name==version``) pins the lines to a published source distribution instead of a commit, for a
+project we cannot pin on GitHub at the version we run; it has no button (nothing to fetch). A page
+citation (``url``) quotes a few sentences of a vendor's documentation page instead.
 
 In a notebook::
 
@@ -71,6 +73,7 @@ class Citation:
     first_line: int | None = None
     last_line: int | None = None
     licence: str | None = None
+    package: str | None = None  # a code citation pinned to a source distribution (name==version), not a commit
     # a page citation
     url: str | None = None
     publisher: str | None = None
@@ -90,12 +93,15 @@ class Citation:
     def permalink(self) -> str:
         if not self.is_code:
             return self.url
+        if self.package:
+            name, version = self.package.split("==")
+            return f"https://pypi.org/project/{name}/{version}/"
         return f"https://github.com/{self.repo}/blob/{self.commit}/{self.path}#{self.line_anchor}"
 
     @property
     def raw_url(self) -> str | None:
-        """Where citations.js fetches the whole range; None for a page (its quote is all the card shows)."""
-        if not self.is_code:
+        """Where citations.js fetches the whole range; None for a page or a package (the quote is all the card shows)."""
+        if not self.is_code or self.package:
             return None
         return f"https://raw.githubusercontent.com/{self.repo}/{self.commit}/{self.path}"
 
@@ -104,6 +110,8 @@ class Citation:
         """``owner/name@abc1234:path#L1-L24`` (or the page's address) — how the book writes it in running text."""
         if not self.is_code:
             return self.url.removeprefix("https://")
+        if self.package:
+            return f"{self.package}:{self.path}:{self.first_line}-{self.last_line}"
         return f"{self.repo}@{self.commit[:7]}:{self.path}#{self.line_anchor}"
 
     @property
@@ -111,6 +119,8 @@ class Citation:
         """The card's link text."""
         if not self.is_code:
             return f"{self.publisher} · {self.page}"
+        if self.package:
+            return f"{self.package}(PyPI 源码包)· {self.path} 第 {self.first_line}–{self.last_line} 行"
         return f"{self.repo} · {self.path} 第 {self.first_line}–{self.last_line} 行"
 
     def quote_lines(self) -> list[str]:
@@ -282,7 +292,13 @@ def render_card_html(c: Citation) -> str:
         else ""
     )
     via = f" · {e(c.checked_via)}" if c.checked_via else ""
-    if c.is_code:
+    if c.is_code and c.package:  # no commit to fetch from: the quoted lines are the card
+        data = ""
+        quote = render_listing_html(c.numbered_quote(), c.notes, f"citation-{c.id}",
+                                    "prefixlab-citation__quote")
+        meta = f"源码包 <code>{e(c.package)}</code> · 许可证 {e(c.licence)} · 核对于 {e(c.checked)}{via}"
+        fetch = ""
+    elif c.is_code:
         data = (f' data-raw-url="{e(c.raw_url)}" data-first-line="{c.first_line}"'
                 f' data-last-line="{c.last_line}"')
         quote = render_listing_html(c.numbered_quote(), c.notes, f"citation-{c.id}",
