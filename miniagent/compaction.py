@@ -153,6 +153,8 @@ class Compactor:
         result = self.summarise(session.messages()[: -len(kept)])  # the system prompt and the older rounds
         summary, call = result, {}
         if isinstance(result, ModelReply):  # a model wrote it: keep its exact request and response
-            summary, call = result.message["content"], {"request": result.request, "response": result.response}
+            # Offered tools, a model may answer with a call and no text: only the text is a summary.
+            summary = result.message.get("content") or ""
+            call = {"request": result.request, "response": result.response}
         message = {"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary.strip()}"}
         return session.append("compaction", message=message, firstKeptId=kept[0][0], tokensBefore=tokens, **call)

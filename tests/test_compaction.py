@@ -276,3 +276,10 @@ def test_the_summariser_with_tools_sends_them_so_the_prompt_starts_like_the_agen
     entry = Compactor(1, model_summariser(model, tools=tools)).compact(s, tokens=40)
     assert entry["request"]["tools"] == tools
     assert entry["request"]["messages"][-1] == {"role": "user", "content": SUMMARY_REQUEST}
+
+
+def test_a_summary_reply_without_text_gives_an_empty_summary_not_a_crash(tmp_path):
+    s = _by_hand(tmp_path, 3)
+    model = ScriptedModel([tool_call("c9", "list_files", path=".") | {"content": None}])
+    entry = Compactor(1, model_summariser(model)).compact(s, tokens=40)
+    assert entry["message"] == {"role": "user", "content": f"{SUMMARY_HEADER}\n\n"}

@@ -6,7 +6,7 @@ One module per lesson (the map below); ``EXPERIMENTS`` registers them for ``pyth
 ``context_limit``         A5·1  a prompt over the server's context: refused, the slot keeps its tokens  record a5-1
 ``tool_output_masking``   A5·2  old tool outputs cut (0/256), not cut, or a placeholder                 record a5-2
 ``compaction_triggers``   A5·1  one task compacted never, every N messages, at the window less a reserve  record a5-1-triggers
-``summary_call``          A5·4  the summary call without tools, or starting like the agent's prompt     record a5-4
+``summary_call``          A5·4  the summary call starting like the agent's prompt (offering its tools)  record a5-4
 """
 from prefixlab.recording.experiments import Experiment
 
@@ -20,6 +20,6 @@ EXPERIMENTS = [
                f"{__name__}.tool_output_masking", {name: name for name in _A5_2}),
     Experiment("a5-1-triggers", "a5", "A5·1 什么时候压:从不、每 N 条消息、窗口减预留(约 3 分钟)",
                f"{__name__}.compaction_triggers", {"a5-1-triggers-smollm2-llamacpp": "."}),
-    Experiment("a5-4", "a5", "A5·4 摘要请求:不带工具单独发,或沿用 agent 的前缀(约 2 分钟)",
+    Experiment("a5-4", "a5", "A5·4 摘要请求沿用 agent 的前缀(约 2 分钟)",
                f"{__name__}.summary_call", {"a5-4-summary-call-smollm2-llamacpp": "."}),
 ]

@@ -3,15 +3,13 @@
     python -m prefixlab record a5-4 data/recordings/a5-4-summary-call-smollm2-llamacpp
 
 The task, server and trigger of A5·1's ``reserve`` variant (``compaction_triggers``: a 4,096-token
-context, one slot, compact within the reserve of the window), recorded twice, each on a fresh server:
-
-- ``separate``: miniagent's summary call as it ships, the older messages and the summary request
-  with no tools offered; the chat template then renders the system turn without the tool
-  definitions, so the prompt differs from the agent's last one right there;
-- ``same-prefix``: the same call offering the agent's tools (``model_summariser(model, tools=...)``):
-  the prompt starts exactly like the agent's last request, up to the first kept round.
-
-Everything else is the same; ``cached_tokens`` of each summary call is what the lesson compares.
+context, one slot, compact within the reserve of the window). There, miniagent's summary call goes
+out as it ships: the older messages and the summary request with no tools offered, so the chat
+template renders the system turn without the tool definitions and the prompt differs from the
+agent's last one right there. Here (variant ``same-prefix``) the same call offers the agent's
+tools (``model_summariser(model, tools=...)``): the prompt starts exactly like the agent's last
+request, up to the first kept round. Up to the first summary call the requests of both recordings
+are the same; ``cached_tokens`` of the summary calls is what the lesson compares.
 """
 from __future__ import annotations
 
@@ -24,10 +22,10 @@ EXPERIMENT = "A5-4"
 
 
 class SummaryCallRecorder(TriggersRecorder):
-    """A5·4: the ``reserve`` trigger, its summary call without tools or with the agent's tools."""
+    """A5·4: the ``reserve`` trigger, its summary call offering the agent's tools."""
 
     experiment = EXPERIMENT
-    variants = ("separate", "same-prefix")
+    variants = ("same-prefix",)
 
     def summariser(self, variant: str, summary_model, tools: list[dict]):
         if variant == "same-prefix":
