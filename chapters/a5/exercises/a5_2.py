@@ -8,7 +8,6 @@ from __future__ import annotations
 from prefixlab.cache import calculator
 from prefixlab.presenting.answers import ASK, is_int, more_or_less
 
-from chapters.a5.figures.masking import CLOUD
 
 
 def _call(rec, round_no: int):
@@ -32,7 +31,7 @@ def check_placeholder_round(recs: dict, round_no: int, guess) -> str:
 
 def check_openai_round(rec, round_no: int, guess) -> str:
     """The masked session's request of round ``round_no`` under OpenAI's rule: what it would read."""
-    rows = [r for r in calculator.analyze(rec, "openai", model=CLOUD["openai"]) if r.round == round_no]
+    rows = [r for r in calculator.analyze(rec, "openai") if r.round == round_no]
     if not rows:
         return f"这个会话没有第 {round_no} 轮"
     if not is_int(guess):

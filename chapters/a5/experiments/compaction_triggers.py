@@ -127,7 +127,7 @@ class TriggersRecorder(Recorder):
                         "keep_rounds": self.script["keep_rounds"], **info}, session, 0, order)
 
     def record(self) -> dict:
-        self.log(f"recording {EXPERIMENT} into {self.out}")
+        self.log(f"recording {self.experiment} into {self.out}")
         for variant in self.on_fresh_servers():
             self.run_variant(variant)
         return self.finish()

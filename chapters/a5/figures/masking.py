@@ -52,9 +52,14 @@ def totals(recs: dict[str, Recording]) -> list[Totals]:
     return out
 
 
+def rule_settings(provider: str) -> dict:
+    """The cache rule's settings: Anthropic's depend on the model (its minimum length), OpenAI's do not."""
+    return {"model": CLOUD[provider]} if provider == "anthropic" else {}
+
+
 def cloud_cost(rec: Recording, provider: str) -> float:
     """The session's input cost in US dollars under ``provider``'s cache rule and list price."""
-    rows = calculator.analyze(rec, provider, model=CLOUD[provider])
+    rows = calculator.analyze(rec, provider, **rule_settings(provider))
     return pricing.total_cost([r.prediction for r in rows], CLOUD[provider]).total
 
 
