@@ -61,12 +61,14 @@ def first_after(rec: Recording, session: str):
 
 
 def same_requests_before_summary(recs: dict[str, Recording]) -> int:
-    """How many requests before the first summary call both recordings share word for word
-    (raises if they differ: the comparison would not be fair)."""
+    """How many requests before the first summary call both recordings share, with the same size and
+    the same read (raises if they differ: the comparison would not be fair). The messages differ
+    only in the tool-call ids, which carry the session's name."""
     before = {}
     for variant, rec in recs.items():
         calls = rec.session_calls(VARIANTS[variant][2])
-        before[variant] = [c.request for c in calls[:next(i for i, c in enumerate(calls) if c.kind == "compaction")]]
+        first = next(i for i, c in enumerate(calls) if c.kind == "compaction")
+        before[variant] = [(c.prompt_tokens, c.cached_tokens, len(c.request["messages"])) for c in calls[:first]]
     a, b = before.values()
     if a != b:
         raise AssertionError("the two recordings differ before their first summary call")
