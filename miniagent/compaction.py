@@ -27,6 +27,19 @@ and the rounds after it that are not kept.
   notes handed to the model, which every chat template accepts (a second
   system message is refused by many).
 
+When to compact is the budget: pass ``threshold(window, reserve)`` to compact
+when the request would come within ``reserve`` tokens of the server's context
+``window`` (room for the summary call's answer and the next reply). The other
+trigger, ``max_messages``, compacts as soon as the path holds more than that
+many messages, however short they are (left off by default).
+
+The summary call is the older messages plus ``SUMMARY_REQUEST``. By default it
+offers no tools, so its prompt is rendered without them and differs from the
+agent's requests right where the tool definitions were: the server computes it
+all again. ``model_summariser(model, tools=...)`` offers the agent's tools, so
+the summary request starts with exactly what the last request started with and
+the server reads that part from its cache.
+
 The compactor runs before the steps that build the system prompt: they see the
 new ``compaction`` entry, and the memory designs re-read AGENTS.md then (injection.py).
 
@@ -60,11 +73,23 @@ def estimate_tokens(messages: list[dict]) -> int:
     return math.ceil(len(json.dumps(messages, ensure_ascii=False).encode("utf-8")) / 4)
 
 
-def model_summariser(model) -> Summariser:
-    """Ask ``model``: the messages it saw (a prefix the server may have cached), then the request.
-    No tools are offered, so the answer is text."""
+def threshold(window: int, reserve: int) -> int:
+    """The budget that leaves ``reserve`` tokens of a ``window``-token context free."""
+    if not 0 <= reserve < window:
+        raise ValueError(f"the reserve ({reserve}) must be at least 0 and smaller than the window ({window})")
+    return window - reserve
+
+
+def model_summariser(model, tools: list[dict] | None = None) -> Summariser:
+    """Ask ``model``: the messages it saw, then the request.
+
+    Without ``tools`` none are offered, so the answer is text, but the prompt no longer starts
+    like the agent's (the chat template writes the tools into the system turn). With the agent's
+    ``tools`` the prompt starts exactly as the agent's last request did, and a server with a
+    prefix cache reads that part instead of computing it again."""
     def summarise(messages: list[dict]) -> ModelReply:
-        return model.complete(messages + [{"role": "user", "content": SUMMARY_REQUEST}])
+        request = messages + [{"role": "user", "content": SUMMARY_REQUEST}]
+        return model.complete(request, tools) if tools else model.complete(request)
     return summarise
 
 
@@ -86,20 +111,29 @@ class Compactor:
     summarise: Summariser
     keep_rounds: int = KEEP_ROUNDS
     count_tokens: Callable[[list[dict]], int] = estimate_tokens
+    max_messages: int | None = None  # also compact when the path holds more messages than this
 
     def __post_init__(self):
         if self.keep_rounds < 1:
             raise ValueError("keep_rounds must be at least 1: the latest tool results must reach the model")
+        if self.max_messages is not None and (isinstance(self.max_messages, bool)
+                                              or not isinstance(self.max_messages, int) or self.max_messages < 1):
+            raise ValueError(f"max_messages must be a whole number, 1 or more, not {self.max_messages!r}")
 
     # -- the step the loop runs (loop.Step): it runs before the steps that build the prompt ----------
     def start(self, session: Session, task: str) -> str:
         return task
 
     def before_call(self, session: Session, round_no: int, log: Callable[[str], None]) -> None:
-        """Over the budget, compact; the next steps then build their prompt on the new prefix."""
-        if (tokens := self.tokens(session)) <= self.budget:
+        """Over the budget (or the message count), compact; the next steps then build their prompt
+        on the new prefix."""
+        tokens, count = self.tokens(session), len(session.messages())
+        if tokens > self.budget:
+            over = f"round {round_no}: about {tokens} tokens, over the budget of {self.budget}"
+        elif self.max_messages is not None and count > self.max_messages:
+            over = f"round {round_no}: {count} messages, over the limit of {self.max_messages}"
+        else:
             return
-        over = f"round {round_no}: about {tokens} tokens, over the budget of {self.budget}"
         if self.compact(session, tokens):
             log(f"{over}: older rounds replaced by a summary")
         else:
@@ -119,6 +153,8 @@ class Compactor:
         result = self.summarise(session.messages()[: -len(kept)])  # the system prompt and the older rounds
         summary, call = result, {}
         if isinstance(result, ModelReply):  # a model wrote it: keep its exact request and response
-            summary, call = result.message["content"], {"request": result.request, "response": result.response}
+            # Offered tools, a model may answer with a call and no text: only the text is a summary.
+            summary = result.message.get("content") or ""
+            call = {"request": result.request, "response": result.response}
         message = {"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary.strip()}"}
         return session.append("compaction", message=message, firstKeptId=kept[0][0], tokensBefore=tokens, **call)

@@ -15,6 +15,7 @@ the request goes on, token for token, with what followed the old result; llama-s
 with ``--cache-reuse N`` finds that run in its slot and shifts it into place instead of
 computing it again (llama.cpp tools/server/server-context.cpp, the cache-reuse loop). A marker
 would be new text right where the request changes, and nothing after it would be found.
+``ToolResultMasking(placeholder=...)`` does exactly that (to measure the difference).
 """
 from __future__ import annotations
 
@@ -31,19 +32,23 @@ def first_line(text: str) -> str:
     return text.split("\n", 1)[0]
 
 
-def mask(session: Session, entry_id: str, message: dict) -> dict:
-    """From here on, the tool result of entry ``entry_id`` (now ``message``) reads its first line."""
-    return session.append("message_refresh", targetId=entry_id,
-                          message={**message, "content": first_line(message["content"])})
+def mask(session: Session, entry_id: str, message: dict, placeholder: str | None = None) -> dict:
+    """From here on, the tool result of entry ``entry_id`` (now ``message``) reads its first line
+    (or ``placeholder`` instead, when one is given)."""
+    short = first_line(message["content"]) if placeholder is None else placeholder
+    return session.append("message_refresh", targetId=entry_id, message={**message, "content": short})
 
 
 @dataclass
 class ToolResultMasking:
     keep_rounds: int = KEEP_ROUNDS
+    placeholder: str | None = None  # None: keep the first line; a text: replace the whole result with it
 
     def __post_init__(self):
         if isinstance(self.keep_rounds, bool) or not isinstance(self.keep_rounds, int) or self.keep_rounds < 0:
             raise ValueError(f"keep_rounds must be a whole number, 0 or more, not {self.keep_rounds!r}")
+        if self.placeholder is not None and (not isinstance(self.placeholder, str) or "\n" in self.placeholder):
+            raise ValueError(f"placeholder must be one line of text, not {self.placeholder!r}")
 
     # -- the step the loop runs (loop.Step) -------------------------------------------------------------
     def start(self, session: Session, task: str) -> str:
@@ -56,8 +61,10 @@ class ToolResultMasking:
         if len(starts) <= self.keep_rounds:
             return
         older = chat[:starts[-self.keep_rounds]] if self.keep_rounds else chat
-        masked = [mask(session, entry_id, message) for entry_id, message in older
+        short = first_line if self.placeholder is None else (lambda text: self.placeholder)
+        masked = [mask(session, entry_id, message, self.placeholder) for entry_id, message in older
                   if message["role"] == "tool" and isinstance(message.get("content"), str)
-                  and first_line(message["content"]) != message["content"]]
+                  and short(message["content"]) != message["content"]]
         if masked:
-            log(f"round {round_no}: {len(masked)} older tool result(s) cut to their first line")
+            what = "their first line" if self.placeholder is None else f"{self.placeholder!r}"
+            log(f"round {round_no}: {len(masked)} older tool result(s) cut to {what}")

@@ -236,3 +236,50 @@ def test_estimate_counts_utf8_bytes_so_chinese_is_not_undercounted():
 def test_at_least_one_round_is_kept():
     with pytest.raises(ValueError, match="keep_rounds must be at least 1"):
         Compactor(100, Summaries(), keep_rounds=0)
+
+
+def test_the_message_count_trigger_compacts_however_short_the_messages_are(tmp_path):
+    summarise = Summaries("S1", "S2")
+    _, requests, session, lines = _run(tmp_path, _files(4), Compactor(10**6, summarise, max_messages=5))
+    # Round 3 holds 6 messages, over 5, but only 2 rounds are done: nothing older than the kept ones yet.
+    assert [len(r) for r in requests] == [2, 4, 6, 6, 6]
+    assert len(_compactions(session)) == 2
+    assert "round 4: 8 messages, over the limit of 5: older rounds replaced by a summary" in lines
+
+
+def test_without_a_message_limit_the_requests_are_unchanged(tmp_path):
+    (tmp_path / "a").mkdir()
+    _, limited, _, _ = _run(tmp_path / "a", _files(3), Compactor(10**6, Summaries(), max_messages=None))
+    (tmp_path / "b").mkdir()
+    _, plain, _, _ = _run(tmp_path / "b", _files(3), None)
+    assert limited == plain
+
+
+@pytest.mark.parametrize("bad", [0, -3, True, 2.5, "8"])
+def test_a_bad_message_limit_is_refused(bad):
+    with pytest.raises(ValueError, match="max_messages"):
+        Compactor(100, Summaries(), max_messages=bad)
+
+
+def test_threshold_leaves_the_reserve_free_and_refuses_a_reserve_as_big_as_the_window():
+    from miniagent.compaction import threshold
+    assert threshold(3072, 768) == 2304 and threshold(100, 0) == 100
+    for window, reserve in [(100, 100), (100, -1)]:
+        with pytest.raises(ValueError, match="reserve"):
+            threshold(window, reserve)
+
+
+def test_the_summariser_with_tools_sends_them_so_the_prompt_starts_like_the_agents(tmp_path):
+    s = _by_hand(tmp_path, 3)
+    tools = [{"type": "function", "function": {"name": "list_files", "parameters": {"type": "object"}}}]
+    model = ScriptedModel([answer("summary")])
+    entry = Compactor(1, model_summariser(model, tools=tools)).compact(s, tokens=40)
+    assert entry["request"]["tools"] == tools
+    assert entry["request"]["messages"][-1] == {"role": "user", "content": SUMMARY_REQUEST}
+
+
+def test_a_summary_reply_without_text_gives_an_empty_summary_not_a_crash(tmp_path):
+    s = _by_hand(tmp_path, 3)
+    model = ScriptedModel([tool_call("c9", "list_files", path=".") | {"content": None}])
+    entry = Compactor(1, model_summariser(model)).compact(s, tokens=40)
+    assert entry["message"] == {"role": "user", "content": f"{SUMMARY_HEADER}\n\n"}

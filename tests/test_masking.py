@@ -64,3 +64,17 @@ def test_the_cut_result_is_a_prefix_of_the_whole_one():
 def test_a_bad_keep_rounds_is_refused(bad):
     with pytest.raises(ValueError, match="keep_rounds"):
         ToolResultMasking(keep_rounds=bad)
+
+
+def test_a_placeholder_replaces_the_whole_result_once(tmp_path):
+    requests, session, lines = _run(tmp_path, [ToolResultMasking(keep_rounds=2, placeholder="[output removed]")])
+    assert tool_contents(requests[3])[0] == "[output removed]"
+    assert tool_contents(requests[5])[:3] == ["[output removed]"] * 3
+    assert sum(e["type"] == "message_refresh" for e in session.entries) == 4  # each older result once
+    assert "round 4: 1 older tool result(s) cut to '[output removed]'" in lines
+
+
+@pytest.mark.parametrize("bad", [7, "two\nlines"])
+def test_a_bad_placeholder_is_refused(bad):
+    with pytest.raises(ValueError, match="placeholder"):
+        ToolResultMasking(placeholder=bad)

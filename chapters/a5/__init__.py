@@ -1,8 +1,14 @@
-"""Chapter A5 上下文的极限: the code only its lessons use (data: data/a5/; pages and labs come later).
+"""Chapter A5 上下文压缩: the code only its lessons use (pages: book/a5/, labs: labs/a5/, data: data/a5/).
 
-``experiments`` the lessons' recorded experiments, registered as ``a5-1`` and ``a5-2`` (``python -m prefixlab
-                record NAME``): ``context_limit`` (A5·1, a prompt over the server's context),
-                ``tool_output_masking`` (A5·2, old tool outputs cut, with and without ``--cache-reuse``)
+``experiments`` the lessons' recorded experiments (``python -m prefixlab record NAME``): ``context_limit``
+                (A5·1, ``a5-1``: a prompt over the server's context), ``compaction_triggers`` (A5·1,
+                ``a5-1-triggers``: never, every N messages, the window less a reserve),
+                ``tool_output_masking`` (A5·2, ``a5-2``: old tool outputs cut or not, ``--cache-reuse``),
+                ``summary_call`` (A5·4, ``a5-4``: the summary call starting like the agent's prompt)
+``figures``     what the lessons draw from their recordings: ``triggers`` (A5·1), ``masking`` (A5·2),
+                ``summary_call`` (A5·4), ``provenance`` (the 口径 note every figure carries)
+``exercises``   the exercise checkers, one module per lesson: ``a5_1``, ``a5_2``, ``a5_4``
+``lab``         the lab's apps: ``compaction`` (A5·1's task replayed offline under a trigger you choose)
 ``paths``       where the chapter's data is (data/a5/: scripts, the files the sessions read)
-``tests``       the chapter's tests (its recordings and recorders)
+``tests``       the chapter's tests (its recordings, recorders, pages, exercises and lab)
 """

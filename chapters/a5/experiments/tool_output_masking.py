@@ -17,7 +17,12 @@ recording ``OUT/<name>`` on a fresh server with one slot:
   slot (a run of at least 256 tokens) and shifts it into place instead of computing it again.
 
 The requests are the same in both recordings; only the server differs (``setup`` in the manifest,
-the flags in ``provenance.server.flags``).
+the flags in ``provenance.server.flags``). Two more recordings measure against them:
+
+- ``nomask-reuse0``: the same session without masking (every result stays whole), the baseline
+  of tokens sent and read;
+- ``placeholder-reuse256``: masking that replaces each old result with one fixed line
+  (``PLACEHOLDER``) instead of keeping its first line, on the ``--cache-reuse 256`` server.
 """
 from __future__ import annotations
 
@@ -41,11 +46,24 @@ from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A5-2"
 GROUP = "frozen"  # miniagent's design as it ships (its memory is empty here)
+PLACEHOLDER = "[old tool output removed]"
 # recording name -> (setup, llama-server flags added to the course's; later flags win over the defaults)
 SETUPS = {
     "a5-2-masking-reuse0-smollm2-llamacpp": ("reuse0", ["-np", "1", "--cache-reuse", "0"]),
     "a5-2-masking-reuse256-smollm2-llamacpp": ("reuse256", ["-np", "1", "--cache-reuse", "256"]),
+    "a5-2-nomask-reuse0-smollm2-llamacpp": ("nomask-reuse0", ["-np", "1", "--cache-reuse", "0"]),
+    "a5-2-placeholder-reuse256-smollm2-llamacpp": ("placeholder-reuse256", ["-np", "1", "--cache-reuse", "256"]),
 }
+DEFAULT_NAMES = list(SETUPS)  # what a run without --only records
+
+
+def masking_step(setup: str, keep_rounds: int) -> ToolResultMasking | None:
+    """The masking a setup uses: none, a fixed placeholder, or (the default) the first line."""
+    if setup.startswith("nomask"):
+        return None
+    if setup.startswith("placeholder"):
+        return ToolResultMasking(keep_rounds, placeholder=PLACEHOLDER)
+    return ToolResultMasking(keep_rounds)
 
 
 class MaskingRecorder(Recorder):
@@ -66,14 +84,19 @@ class MaskingRecorder(Recorder):
         session = Session.open(self.out / "masking.jsonl")
         design = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory)
         keep = self.script["keep_rounds"]
+        masking = masking_step(self.setup, keep)
         policy = ScriptedPolicy(self.model(), self.script["replies"], "call_a5", self.clock)
         run_task(self.script["task"].strip(), model=policy, toolbox=Toolbox(workspace, memory), session=session,
-                 steps=[ToolResultMasking(keep), design], max_rounds=len(self.script["replies"]))
+                 steps=[design] if masking is None else [masking, design], max_rounds=len(self.script["replies"]))
         if policy.turns:
             raise RuntimeError(f"{len(policy.turns)} scripted replies were not used; the script and the loop "
                                "disagree (the task ended early)")
-        self._register({"id": "masking", "file": "masking.jsonl", "group": GROUP, "day": 1, "kind": "main",
-                        "keep_rounds": keep}, session, 0, policy.sent_at)
+        info = {"id": "masking", "file": "masking.jsonl", "group": GROUP, "day": 1, "kind": "main", "keep_rounds": keep}
+        if masking is None:
+            info["masking"] = "none"
+        elif masking.placeholder is not None:
+            info["masking"] = {"placeholder": masking.placeholder}
+        self._register(info, session, 0, policy.sent_at)
         return self.finish()
 
 
@@ -85,7 +108,7 @@ def main(argv=None, prog: str = "python -m prefixlab record a5-2") -> int:
     p.add_argument("--port", type=int, default=0, help="port for the launched servers (default: a free one)")
     argv = sys.argv[1:] if argv is None else list(argv)
     args = p.parse_args(argv)
-    names = args.only or list(SETUPS)
+    names = args.only or DEFAULT_NAMES
     taken = [str(args.out / n) for n in names if (args.out / n).exists()]
     if taken:
         p.error(f"{', '.join(taken)} exists; choose a new directory (recordings are never overwritten)")

@@ -62,3 +62,21 @@ def test_with_cache_reuse_256_the_tail_after_a_cut_result_is_read_from_the_slot(
     assert [seq for seq, _, _ in reused] == [3, 4, 5, 6, 7]  # every request after the first cut
     assert all(read - start >= 256 for _, start, read in reused)
     assert [r.break_at for r in masking["reuse256"]] == [r.break_at for r in masking["reuse0"]]
+
+
+A5_RECORDINGS = ["a5-2-nomask-reuse0-smollm2-llamacpp", "a5-2-placeholder-reuse256-smollm2-llamacpp",
+                 "a5-1-triggers-smollm2-llamacpp", "a5-4-summary-call-smollm2-llamacpp"]
+
+
+@pytest.mark.parametrize("name", A5_RECORDINGS)
+def test_every_cached_count_is_predicted_exactly_summary_calls_included(name):
+    rows = calculator.analyze(RECORDINGS / name)
+    assert rows and all(r.ok for r in rows)
+    assert all(r.predicted_refused for r in rows if r.refused)
+
+
+def test_a_placeholder_is_found_again_by_cache_reuse_less_than_the_first_line():
+    place = calculator.analyze(RECORDINGS / "a5-2-placeholder-reuse256-smollm2-llamacpp")
+    first = calculator.analyze(REUSE256)
+    assert len(place) == len(first)
+    assert sum(r.measured for r in place) < sum(r.measured for r in first)

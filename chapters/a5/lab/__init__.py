@@ -1,0 +1,4 @@
+"""Chapter A5's lab apps (labs/a5/): they run in JupyterLab without a server.
+
+``compaction``  A5·1's task replayed offline under a trigger, window, reserve and kept rounds you choose
+"""
