@@ -91,7 +91,7 @@ def check_edit_hit(recording, guess, session: str = "edit-reload-day1") -> str:
     call = next(b for a, b in zip(calls, calls[1:]) if b.request["messages"][0] != a.request["messages"][0])
     row = next(r for r in calculator.analyze(recording, sessions=session) if r.seq == call.seq)
     if guess == row.measured:
-        return (f"对:只命中 {row.measured:,} 个 token,其余 {row.prompt_tokens - row.measured:,} 个重算;前缀断在 "
+        return (f"对:只读取 {row.measured:,} 个 token,其余 {row.prompt_tokens - row.measured:,} 个重算;前缀断在 "
                 f"{row.break_block}:新加的那一行之前,AGENTS.md 的旧内容还能读回;从那一行起,后面的记忆、工具定义和"
                 "全部对话都得重算。")
     return (f"不对,{more_or_less(guess, row.measured)}。新加的那一行在 AGENTS.md 的末尾;"

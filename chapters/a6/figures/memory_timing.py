@@ -112,7 +112,7 @@ def _row_hover(row, k: int) -> str:
     refresh = f"(假设第 {k} 轮写入后立即刷新)" if k else f"(不刷新:录制的{GROUP_LABELS['frozen']})"
     head = f"第 {row.round} 轮 {refresh}<br>prompt {row.prompt_tokens} token:读 {row.read} / 算 {row.fresh}"
     if row.measured is not None and measures(row.rule):
-        head += f"<br>实测命中 {row.measured}"
+        head += f"<br>实测读取 {row.measured}"
     if row.break_block:
         head += (f"<br>前缀在 <b>{row.break_block}</b> 被打断"
                  f"<br>打断处之前:…{_esc(row.before_break)}<br>打断处之后:{_esc(row.after_break)}…")
@@ -153,7 +153,7 @@ def prefix_break_figure(data: dict) -> go.Figure:
                         hoverinfo="text" if part == "read" else "skip", visible=False, legendgroup=part)
         if rows and measures(rows[0].rule) and any(r.measured is not None for r in rows):
             index[(label, k)].append(len(fig.data))
-            fig.add_scatter(x=x, y=[r.measured for r in rows], mode="markers", name="实测命中(服务器报告)",
+            fig.add_scatter(x=x, y=[r.measured for r in rows], mode="markers", name="实测读取(服务器报告)",
                             marker=dict(symbol="line-ew-open", size=26, color="#111827", line=dict(width=3, color="#111827")),
                             hoverinfo="skip", visible=False)
 

@@ -151,7 +151,7 @@ def composition_figure(recording: Recording) -> go.Figure:
             fig.add_trace(go.Bar(x=x, y=[r.parts[part] for r in mine], name=label, legendgroup=part,
                                  marker_color=PART_COLORS[part], hovertext=hover, hoverinfo="text",
                                  showlegend=v == names[0], visible=v == names[0]))
-        fig.add_trace(go.Scatter(x=x, y=[r.cached_tokens for r in mine], mode="markers", name="实测命中",
+        fig.add_trace(go.Scatter(x=x, y=[r.cached_tokens for r in mine], mode="markers", name="实测读取",
                                  legendgroup="cached", marker=dict(symbol="diamond", size=9, color="#111827"),
                                  hovertext=hover, hoverinfo="text", showlegend=v == names[0],
                                  visible=v == names[0]))
