@@ -21,6 +21,7 @@ from prefixlab.cache import calculator, counterfactual
 from prefixlab.cache.attribution import split_system_prompt
 from prefixlab.cache.rules import predict as rules_predict
 
+from .tolerance import near
 from prefixlab.presenting.answers import ASK, is_int
 from prefixlab.presenting.labels import GROUP_LABELS
 from ..figures.swimlane import session_lanes
@@ -68,7 +69,7 @@ def check_hit(recording, session: str, round_no: int, guess) -> str:
     if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     row = _row(recording, session, round_no)
-    if guess == row.measured:
+    if near(guess, row.measured):
         where = f",前缀断在 {row.break_block}" if row.break_block else ""
         return (f"对:服务器报告 cached_tokens = {row.measured:,}(prompt 共 {row.prompt_tokens:,} 个 token{where}),"
                 f"与计算器的预测一致。{_source_text(recording, row)}")

@@ -10,6 +10,7 @@ only once the reader's answer is right; a wrong or missing answer gets a hint, n
 """
 from __future__ import annotations
 
+from .tolerance import near
 from prefixlab.presenting.answers import ASK, is_int, more_or_less
 from ..figures.session_tree import SwitchRow, Tree, kind_of
 
@@ -54,7 +55,7 @@ def check_fork_hit(recording, session: str, guess) -> str:
         return "答案应该是一个整数(token 数)。"
     call = recording.session_calls(session)[0]
     answer = call.cached_tokens
-    if guess == answer:
+    if near(guess, answer):
         return (f"对:服务器报告 cached_tokens = {answer:,}(prompt 共 {call.prompt_tokens:,} 个 token),"
                 f"只有 {call.prompt_tokens - answer:,} 个要重算:分叉点之前的整段历史,和服务器槽位里主干最后一个请求"
                 "从第一个 token 起逐个相同;从新的那条 user 消息起才不同。")
@@ -89,7 +90,7 @@ def check_switch_hit(data: dict[str, list[SwitchRow]], setup: str, guess) -> str
     if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     row, prev = switch_backs(data[setup])[0]
-    if guess == row.measured:
+    if near(guess, row.measured):
         return (f"对:{row.measured:,} 个(prompt {row.prompt_tokens:,};这条分支上一个请求 {prev.prompt_tokens:,} 个 token)。"
                 f"命中来自{row.source}:" + ("槽位里刚装着另一条分支,两条分支只共享分叉点之前的那一段。"
                                             if row.measured < prev.prompt_tokens else "这条分支上一次的内容还找得到。"))
