@@ -139,12 +139,12 @@ def check_second_refresh(recording, guess, second_round: int = SECOND_WRITE_ROUN
         exact = "正好" if guess == row.read else f"差 {abs(guess - row.read)} 个 token,算对"
         return (f"对({exact}):第 {row.round} 轮读回 {row.read:,} 个 token,比第一次刷新(第 {first.round} 轮,"
                 f"{first.read:,} 个)多,因为新的记忆正文以第一条笔记开头,相同的前缀一直延伸到第一条笔记之后;"
-                f"断点仍在 {row.break_block} 里,其后的工具定义和全部历史照样重算:{row.fresh:,} 个 token。")
+                f"打断处仍在 {row.break_block} 里,其后的工具定义和全部历史照样重算:{row.fresh:,} 个 token。")
     if guess == first.read:
         return ("还不对:这是第一次刷新时的数字。第二次刷新前后,两个 system prompt 的记忆正文有什么相同、"
                 "什么不同?")
     hint = "多了" if guess > row.read else "少了"
-    return (f"还不对:你的答案{hint}。提示:断点在哪一块?那一块里,刷新前后哪些字还一样?"
+    return (f"还不对:你的答案{hint}。提示:打断处在哪一块?那一块里,刷新前后哪些字还一样?"
             "第一条笔记占多少 token,可以用 calculator.prepare(rec).attribute(...) 数。")
 
 

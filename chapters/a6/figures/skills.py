@@ -383,6 +383,6 @@ def break_figure(views: list[BreakView]) -> go.Figure:
                 for label, shown in choices]),
             dict(type="buttons", direction="right", x=1, xanchor="right", y=1.2, yanchor="top", buttons=[
                 dict(label="全部", method="relayout", args=[{"xaxis.range": [0, longest * 1.02]}]),
-                dict(label="断点附近", method="relayout",
+                dict(label="打断处附近", method="relayout",
                      args=[{"xaxis.range": [max(0, zoom - 200), min(longest, max(v.cached for v in views) + 200)]}])])])
     return fig
