@@ -50,3 +50,11 @@ def test_swimlane_has_three_rows_per_design_and_a_day_boundary(rec):
         disk = [z for x, z in zip(heat.x, row[f"{label} · 磁盘上"]) if x.startswith("D1")]
         assert day1 == disk, design
     assert [b.label for b in fig.layout.updatemenus[0].buttons][0] == "全部"
+
+
+def test_swimlane_has_a_colour_key(rec):
+    fig = charts.swimlane_figure(rec)
+    key = [t for t in fig.data if t.type == "scatter"]
+    assert [t.name for t in key] == list(charts.LANE_KEY)
+    assert [t.marker.color for t in key] == [c for _, c in charts.LANE_COLORS]
+    assert fig.layout.showlegend
