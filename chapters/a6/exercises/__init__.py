@@ -5,4 +5,5 @@
 ``a6_3``   A6·3 dozens of skills: inline or an index
 ``a6_4``   A6·4 the session is a tree
 ``a6_r``   A6·R memory file or retrieval
+``tolerance``  how close a predicted token count must be (the 5-token tolerance each question states)
 """

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from prefixlab.cache import calculator
 
+from .tolerance import near
 from prefixlab.presenting.answers import ASK, is_int, more_or_less
 from ..figures.agents_md_explorer import Explorer
 
@@ -33,7 +34,7 @@ def check_compaction_hit(recording, guess, session: str = "agents-day1") -> str:
         return "答案应该是一个整数(token 数)。"
     call, row = _after_compaction(recording, session)
     att = calculator.prepare(recording).attributions[call.seq]
-    if guess == row.measured:
+    if near(guess, row.measured):
         return (f"对:服务器报告 cached_tokens = {row.measured:,}(prompt 共 {row.prompt_tokens:,} 个 token),"
                 f"与计算器一致。读回的是 system prompt(带着规矩的 AGENTS.md 块 {len(att.block('agents_md')):,} 个 token)"
                 f"和工具定义,前缀断在 {row.break_block}:压缩摘要是一条新的 user 消息,从它开始都得重算。")
@@ -90,8 +91,8 @@ def check_edit_hit(recording, guess, session: str = "edit-reload-day1") -> str:
     calls = recording.session_calls(session)
     call = next(b for a, b in zip(calls, calls[1:]) if b.request["messages"][0] != a.request["messages"][0])
     row = next(r for r in calculator.analyze(recording, sessions=session) if r.seq == call.seq)
-    if guess == row.measured:
-        return (f"对:只命中 {row.measured:,} 个 token,其余 {row.prompt_tokens - row.measured:,} 个重算;前缀断在 "
+    if near(guess, row.measured):
+        return (f"对:只读取 {row.measured:,} 个 token,其余 {row.prompt_tokens - row.measured:,} 个重算;前缀断在 "
                 f"{row.break_block}:新加的那一行之前,AGENTS.md 的旧内容还能读回;从那一行起,后面的记忆、工具定义和"
                 "全部对话都得重算。")
     return (f"不对,{more_or_less(guess, row.measured)}。新加的那一行在 AGENTS.md 的末尾;"

@@ -21,6 +21,7 @@ from prefixlab.cache import calculator, counterfactual
 from prefixlab.cache.attribution import split_system_prompt
 from prefixlab.cache.rules import predict as rules_predict
 
+from .tolerance import near
 from prefixlab.presenting.answers import ASK, is_int
 from prefixlab.presenting.labels import GROUP_LABELS
 from ..figures.swimlane import session_lanes
@@ -68,7 +69,7 @@ def check_hit(recording, session: str, round_no: int, guess) -> str:
     if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     row = _row(recording, session, round_no)
-    if guess == row.measured:
+    if near(guess, row.measured):
         where = f",前缀断在 {row.break_block}" if row.break_block else ""
         return (f"对:服务器报告 cached_tokens = {row.measured:,}(prompt 共 {row.prompt_tokens:,} 个 token{where}),"
                 f"与计算器的预测一致。{_source_text(recording, row)}")
@@ -138,12 +139,12 @@ def check_second_refresh(recording, guess, second_round: int = SECOND_WRITE_ROUN
         exact = "正好" if guess == row.read else f"差 {abs(guess - row.read)} 个 token,算对"
         return (f"对({exact}):第 {row.round} 轮读回 {row.read:,} 个 token,比第一次刷新(第 {first.round} 轮,"
                 f"{first.read:,} 个)多,因为新的记忆正文以第一条笔记开头,相同的前缀一直延伸到第一条笔记之后;"
-                f"断点仍在 {row.break_block} 里,其后的工具定义和全部历史照样重算:{row.fresh:,} 个 token。")
+                f"打断处仍在 {row.break_block} 里,其后的工具定义和全部历史照样重算:{row.fresh:,} 个 token。")
     if guess == first.read:
         return ("还不对:这是第一次刷新时的数字。第二次刷新前后,两个 system prompt 的记忆正文有什么相同、"
                 "什么不同?")
     hint = "多了" if guess > row.read else "少了"
-    return (f"还不对:你的答案{hint}。提示:断点在哪一块?那一块里,刷新前后哪些字还一样?"
+    return (f"还不对:你的答案{hint}。提示:打断处在哪一块?那一块里,刷新前后哪些字还一样?"
             "第一条笔记占多少 token,可以用 calculator.prepare(rec).attribute(...) 数。")
 
 

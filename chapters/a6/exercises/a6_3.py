@@ -17,6 +17,7 @@ from miniagent.skills import Skill, index_entry
 from prefixlab.cache.tokenizer import load_tokenizer, text_token_ids
 from prefixlab.paths import TOKENIZER
 
+from .tolerance import near
 from prefixlab.presenting.answers import ASK, is_int, more_or_less
 from ..figures.skills import Manifest, break_view
 
@@ -59,7 +60,7 @@ def check_added_hit(recording, guess, session: str = "added-volatile-day1") -> s
     if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     view = break_view(recording, session, session)
-    if guess == view.cached:
+    if near(guess, view.cached):
         return (f"对:服务器报告 cached_tokens = {view.cached:,}(prompt 共 {view.prompt_tokens:,} 个 token),"
                 f"前缀断在 {view.break_block}:索引之前的基础 prompt 和 AGENTS.md 都读回了,"
                 f"从索引起的 {view.recomputed:,} 个 token 重算——工具定义和全部对话也在其中。")

@@ -10,6 +10,7 @@ only once the reader's answer is right; a wrong or missing answer gets a hint, n
 """
 from __future__ import annotations
 
+from .tolerance import near
 from prefixlab.presenting.answers import ASK, is_int, more_or_less
 from ..figures.session_tree import SwitchRow, Tree, kind_of
 
@@ -54,7 +55,7 @@ def check_fork_hit(recording, session: str, guess) -> str:
         return "答案应该是一个整数(token 数)。"
     call = recording.session_calls(session)[0]
     answer = call.cached_tokens
-    if guess == answer:
+    if near(guess, answer):
         return (f"对:服务器报告 cached_tokens = {answer:,}(prompt 共 {call.prompt_tokens:,} 个 token),"
                 f"只有 {call.prompt_tokens - answer:,} 个要重算:分叉点之前的整段历史,和服务器槽位里主干最后一个请求"
                 "从第一个 token 起逐个相同;从新的那条 user 消息起才不同。")
@@ -89,12 +90,12 @@ def check_switch_hit(data: dict[str, list[SwitchRow]], setup: str, guess) -> str
     if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     row, prev = switch_backs(data[setup])[0]
-    if guess == row.measured:
-        return (f"对:{row.measured:,} 个(prompt {row.prompt_tokens:,};这根枝上一个请求 {prev.prompt_tokens:,} 个 token)。"
-                f"命中来自{row.source}:" + ("槽位里刚装着另一根枝,两根枝只共享分叉点之前的那一段。"
-                                            if row.measured < prev.prompt_tokens else "这根枝上一次的内容还找得到。"))
-    return (f"不对,{more_or_less(guess, row.measured)}。切回来之前,唯一的槽位刚处理完另一根枝的请求;"
-            "没有主机缓存时,服务器能比较的只有槽位里现有的 token。两根枝从第一个 token 起有哪一段相同?")
+    if near(guess, row.measured):
+        return (f"对:{row.measured:,} 个(prompt {row.prompt_tokens:,};这条分支上一个请求 {prev.prompt_tokens:,} 个 token)。"
+                f"命中来自{row.source}:" + ("槽位里刚装着另一条分支,两条分支只共享分叉点之前的那一段。"
+                                            if row.measured < prev.prompt_tokens else "这条分支上一次的内容还找得到。"))
+    return (f"不对,{more_or_less(guess, row.measured)}。切回来之前,唯一的槽位刚处理完另一条分支的请求;"
+            "没有主机缓存时,服务器能比较的只有槽位里现有的 token。两条分支从第一个 token 起有哪一段相同?")
 
 
 def check_full_reuse(data: dict[str, list[SwitchRow]], guess) -> str:
@@ -111,7 +112,7 @@ def check_full_reuse(data: dict[str, list[SwitchRow]], guess) -> str:
     answer = {label for label, rows in data.items() if reads_back_whole(rows)}
     if set(guess) == answer:
         return (f"对:{'、'.join(l for l in data if l in answer) or '一种也没有'}。"
-                "要把一根枝整段读回,服务器得在某处还留着它:要么有第二个槽位一直装着它(槽位按相似度挑),"
+                "要把一条分支整段读回,服务器得在某处还留着它:要么有第二个槽位一直装着它(槽位按相似度挑),"
                 "要么换出去时先存进主机内存的缓存、切回来时再装回槽位。")
-    return ("不对。对每一种设置想一想:切到另一根枝时,这根枝的 token 去了哪里——被覆盖了,留在另一个槽位里,"
+    return ("不对。对每一种设置想一想:切到另一条分支时,这条分支的 token 去了哪里——被覆盖了,留在另一个槽位里,"
             "还是存进了主机内存?切回来时服务器会去那里找吗?")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from prefixlab.cache import calculator
 
+from .tolerance import near
 from prefixlab.presenting.answers import ASK, is_int, more_or_less
 from ..figures import recall
 from ..figures.strategies import turn_of
@@ -40,7 +41,7 @@ def check_turn_hit(recording, strategy: str, guess, session: str | None = None) 
     if not is_int(guess):
         return "答案应该是一个整数(token 数)。"
     call, row = turn_start(recording, session or strategy)
-    if guess == row.measured:
+    if near(guess, row.measured):
         return (f"对:服务器报告 cached_tokens = {row.measured:,}(prompt 共 {row.prompt_tokens:,} 个 token,"
                 f"重算 {row.prompt_tokens - row.measured:,} 个),计算器推算的也是 {row.read:,}。"
                 f"前缀断在 {row.break_block}:{_why(strategy, row)}")

@@ -16,6 +16,7 @@ from .swimlane import groups, lanes
 
 # not there / the note is there / system prompt only: on disk (and in the conversation) but not here yet
 LANE_COLORS = [[0, "#e5e7eb"], [0.5, "#16a34a"], [1, "#f59e0b"]]
+LANE_KEY = ("不在这里", "在这里", "磁盘上已有,system prompt 里还没有")  # one per LANE_COLORS stop
 LANE_ROWS = (("system", "system prompt 里"), ("conversation", "对话里"), ("disk", "磁盘上"))
 PLACE_LABELS = {"tool_call": "remember 调用的参数", "tool_result": "工具结果", "update": "追加的 user 消息",
                 "first_user": "第一条 user 消息", "user": "其他 user 消息"}
@@ -52,6 +53,9 @@ def swimlane_figure(recording: Recording) -> go.Figure:
     fig = go.Figure(go.Heatmap(
         z=z, x=columns, y=rows, text=hover, hoverinfo="text", colorscale=LANE_COLORS, zmin=0, zmax=2,
         showscale=False, xgap=2, ygap=3))
+    for (_, color), name in zip(LANE_COLORS, LANE_KEY):  # the colour key: legend entries only
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
+                        marker=dict(symbol="square", size=13, color=color, line=dict(width=1, color="#9ca3af")))
     day2 = next(i for i, c in enumerate(columns) if c.startswith("D2"))
     fig.add_vline(x=day2 - 0.5, line_width=2, line_color="#111827")
     fig.add_annotation(x=day2 - 0.5, y=1.06, yref="paper", text="第二天:新会话", showarrow=False)
@@ -61,7 +65,8 @@ def swimlane_figure(recording: Recording) -> go.Figure:
     ranges = {"全部": [-0.5, len(rows) - 0.5]}
     ranges.update({f"只看{GROUP_LABELS.get(g, g)}": [i * n - 0.5, (i + 1) * n - 0.5] for i, g in enumerate(group_names)})
     fig.update_layout(
-        height=140 + 34 * len(rows), margin=dict(l=10, r=10, t=70, b=40), yaxis=dict(autorange="reversed"),
+        height=180 + 34 * len(rows), margin=dict(l=10, r=10, t=70, b=80), yaxis=dict(autorange="reversed"),
+        legend=dict(orientation="h", x=0, y=-0.08, yanchor="top", title_text="颜色:"), showlegend=True,
         xaxis_title="第几天 · 第几轮请求",
         updatemenus=[dict(type="buttons", direction="right", x=0, y=1.16, xanchor="left",
                           buttons=[dict(label=name, method="relayout",
@@ -112,7 +117,7 @@ def _row_hover(row, k: int) -> str:
     refresh = f"(假设第 {k} 轮写入后立即刷新)" if k else f"(不刷新:录制的{GROUP_LABELS['frozen']})"
     head = f"第 {row.round} 轮 {refresh}<br>prompt {row.prompt_tokens} token:读 {row.read} / 算 {row.fresh}"
     if row.measured is not None and measures(row.rule):
-        head += f"<br>实测命中 {row.measured}"
+        head += f"<br>实测读取 {row.measured}"
     if row.break_block:
         head += (f"<br>前缀在 <b>{row.break_block}</b> 被打断"
                  f"<br>打断处之前:…{_esc(row.before_break)}<br>打断处之后:{_esc(row.after_break)}…")
@@ -153,7 +158,7 @@ def prefix_break_figure(data: dict) -> go.Figure:
                         hoverinfo="text" if part == "read" else "skip", visible=False, legendgroup=part)
         if rows and measures(rows[0].rule) and any(r.measured is not None for r in rows):
             index[(label, k)].append(len(fig.data))
-            fig.add_scatter(x=x, y=[r.measured for r in rows], mode="markers", name="实测命中(服务器报告)",
+            fig.add_scatter(x=x, y=[r.measured for r in rows], mode="markers", name="实测读取(服务器报告)",
                             marker=dict(symbol="line-ew-open", size=26, color="#111827", line=dict(width=3, color="#111827")),
                             hoverinfo="skip", visible=False)
 

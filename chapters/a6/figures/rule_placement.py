@@ -150,11 +150,10 @@ def composition_figure(recording: Recording) -> go.Figure:
             label = PART_LABELS[part]
             fig.add_trace(go.Bar(x=x, y=[r.parts[part] for r in mine], name=label, legendgroup=part,
                                  marker_color=PART_COLORS[part], hovertext=hover, hoverinfo="text",
-                                 showlegend=v == names[0], visible=v == names[0]))
-        fig.add_trace(go.Scatter(x=x, y=[r.cached_tokens for r in mine], mode="markers", name="实测命中",
+                                 visible=v == names[0]))  # every variant has its legend: hidden traces show none
+        fig.add_trace(go.Scatter(x=x, y=[r.cached_tokens for r in mine], mode="markers", name="实测读取",
                                  legendgroup="cached", marker=dict(symbol="diamond", size=9, color="#111827"),
-                                 hovertext=hover, hoverinfo="text", showlegend=v == names[0],
-                                 visible=v == names[0]))
+                                 hovertext=hover, hoverinfo="text", visible=v == names[0]))
         fig.add_trace(go.Scatter(
             x=x, y=[r.prompt_tokens for r in mine], mode="text", name="规矩在不在", legendgroup="rule",
             text=["✓" if r.rule_blocks else "✗" for r in mine], textposition="top center",

@@ -180,12 +180,12 @@ def _node_hover(tree: Tree, node: str, requests: dict[str, Request]) -> str:
     entry = tree.entries[node]
     text = f"<b>{_esc(entry_text(entry))}</b><br>id {node} · parentId {entry['parentId']}"
     if len(tree.children[node]) > 1:
-        text += f"<br>分叉点:这里长出 {len(tree.children[node])} 根枝"
+        text += f"<br>分叉点:这里长出 {len(tree.children[node])} 条分支"
     r = requests.get(node)
     if r is not None:
         hit = "—" if r.measured is None else f"{r.measured:,}"
         text += (f"<br>{r.session} 第 {r.round} 轮:prompt {r.prompt_tokens:,} token,"
-                 f"实测命中 {hit},计算器 {r.predicted:,}<br>命中来自:{_esc(r.source)}")
+                 f"实测读取 {hit},计算器 {r.predicted:,}<br>命中来自:{_esc(r.source)}")
     return text
 
 
@@ -204,7 +204,7 @@ def leaf_summary(tree: Tree, leaf: Leaf) -> str:
         return head
     hit = "—" if first.measured is None else f"{first.measured:,}"
     return (head + f"<br>它的第一个请求:{first.messages} 条消息,最后一条 user:“{_esc(_short(first.last_user, 60))}”"
-            f"<br>prompt {first.prompt_tokens:,} token,<b>实测命中 {hit}</b>,计算器推算 {first.predicted:,};"
+            f"<br>prompt {first.prompt_tokens:,} token,<b>实测读取 {hit}</b>,计算器推算 {first.predicted:,};"
             f"命中来自:{_esc(first.source)}")
 
 
@@ -313,7 +313,7 @@ def _switch_hover(label: str, r: SwitchRow) -> str:
     hit = "—" if r.measured is None else f"{r.measured:,}"
     notes = "".join(f"<br>· {_esc(n)}" for n in r.notes)
     return (f"<b>{_esc(label)}</b> · 第 {r.order} 个请求:{r.session} 第 {r.round} 轮"
-            f"<br>prompt {r.prompt_tokens:,},实测命中 {hit},计算器 {r.predicted:,}"
+            f"<br>prompt {r.prompt_tokens:,},实测读取 {hit},计算器 {r.predicted:,}"
             f"<br>命中来自:{_esc(r.source)}{notes}")
 
 
@@ -336,7 +336,7 @@ def switch_figure(data: dict[str, list[SwitchRow]]) -> go.Figure:
             if not mine:
                 continue
             # width fixed: a trace whose bars stand every other slot would otherwise draw them twice as wide
-            fig.add_bar(x=[r.order for r in mine], y=[r.measured or 0 for r in mine], name=f"实测命中 · {s}", width=0.7,
+            fig.add_bar(x=[r.order for r in mine], y=[r.measured or 0 for r in mine], name=f"实测读取 · {s}", width=0.7,
                         marker_color=color[s], legendgroup=s, showlegend=k == 1,
                         hovertext=[_switch_hover(label, r) for r in mine], hoverinfo="text", row=k, col=1)
         fig.add_scatter(x=x, y=[r.predicted for r in rows], mode="markers", name="计算器推算",

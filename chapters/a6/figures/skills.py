@@ -6,7 +6,7 @@
     sf.largest_fitting(curve, window=8192)       # how many whole skill texts fit in the served window
     sf.skills_count_figure(m, window=8192, price=pricing.model_price("claude-opus-5"), base_tokens=600)
 
-    views = [sf.break_view(rec, "added-stable-day1", "索引在 stable 层"), ...]
+    views = [sf.break_view(rec, "added-stable-day1", "索引在稳定层"), ...]
     sf.break_figure(views)                       # the first request after the skill was added, block by block
 
 Both figures stay interactive in a static page: the slider and the menu switch precomputed values
@@ -342,7 +342,7 @@ def break_figure(views: list[BreakView]) -> go.Figure:
         return t.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\n", "⏎")
 
     fig = go.Figure()
-    ys = {v.label: (f"{v.label} · prompt 的各部分", f"{v.label} · 命中 / 重算") for v in views}
+    ys = {v.label: (f"{v.label} · prompt 的各部分", f"{v.label} · 读取 / 重算") for v in views}
     owner: list[int] = []  # the view each trace draws
     for i, v in enumerate(views):
         strip = _strip(v)
@@ -358,9 +358,9 @@ def break_figure(views: list[BreakView]) -> go.Figure:
                 hovertext=[f"{label}:token {s:,}–{e:,}({e - s:,} 个)<br>{esc(_names(names))}" for s, e, names in spans]))
             owner.append(i)
         where = f"<br>前缀断在 {esc(v.break_block or '—')}(第 {v.break_at:,} 个 token)" if v.break_at is not None else ""
-        text = f"<br>断点前:…{esc(v.before)}<br>断点后:{esc(v.after)}…" if v.break_at is not None else ""
-        hover = f"{v.label}(第 {v.round} 轮):prompt {v.prompt_tokens:,},命中 {v.cached:,},重算 {v.recomputed:,}{where}{text}"
-        for name, color, (s, e) in (("命中(从缓存读回)", HIT_COLOR, (0, v.cached)),
+        text = f"<br>打断处前:…{esc(v.before)}<br>打断处后:{esc(v.after)}…" if v.break_at is not None else ""
+        hover = f"{v.label}(第 {v.round} 轮):prompt {v.prompt_tokens:,},读取 {v.cached:,},重算 {v.recomputed:,}{where}{text}"
+        for name, color, (s, e) in (("读取(从缓存读回)", HIT_COLOR, (0, v.cached)),
                                     ("重算", FRESH_COLOR, (v.cached, v.prompt_tokens))):
             fig.add_trace(go.Bar(x=[e - s], base=[s], y=[ys[v.label][1]], orientation="h", name=name, legendgroup=name,
                                  showlegend=i == 0, marker=dict(color=color), hoverinfo="text", hovertext=[hover]))
@@ -383,6 +383,6 @@ def break_figure(views: list[BreakView]) -> go.Figure:
                 for label, shown in choices]),
             dict(type="buttons", direction="right", x=1, xanchor="right", y=1.2, yanchor="top", buttons=[
                 dict(label="全部", method="relayout", args=[{"xaxis.range": [0, longest * 1.02]}]),
-                dict(label="断点附近", method="relayout",
+                dict(label="打断处附近", method="relayout",
                      args=[{"xaxis.range": [max(0, zoom - 200), min(longest, max(v.cached for v in views) + 200)]}])])])
     return fig

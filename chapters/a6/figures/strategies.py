@@ -57,7 +57,7 @@ class View:
 
 
 VIEWS = (
-    View("local", "本机 llama-server:实测命中(和计算器的推算)", "llamacpp", short="本机(实测)"),
+    View("local", "本机 llama-server:实测读取(和计算器的推算)", "llamacpp", short="本机(实测)"),
     View("anthropic", f"Anthropic · {ANTHROPIC_MODEL} · 自动缓存 · 按录制的时间", "anthropic",
          {"model": ANTHROPIC_MODEL}, ANTHROPIC_MODEL, short="Anthropic"),
     View("anthropic-pause", f"Anthropic · {ANTHROPIC_MODEL} · 自动缓存 · 每条用户消息前停 {PAUSE_S / 60:g} 分钟",
@@ -242,7 +242,7 @@ def _hover(p: Point, view: View) -> str:
              f"注入的记忆:{p.injected:,} token",
              f"prompt {p.prompt:,}:读 {p.read:,} / 写 {p.write:,} / 算 {p.fresh:,}"]
     if view.measured and p.measured is not None:
-        lines.append(f"实测命中 {p.measured:,}")
+        lines.append(f"实测读取 {p.measured:,}")
     if p.break_block:
         lines.append(f"前缀断在 <b>{p.break_block}</b>")
     if p.cost is not None:
@@ -284,7 +284,7 @@ def strategy_figure(data: dict, views=VIEWS) -> go.Figure:
                             showlegend=row == 1, visible=False, hoverinfo="skip", row=row, col=1)
             if view.measured:
                 index[view.key].append(len(fig.data))
-                fig.add_scatter(x=x, y=[p.measured for p in points], mode="markers", name="实测命中(服务器报告)",
+                fig.add_scatter(x=x, y=[p.measured for p in points], mode="markers", name="实测读取(服务器报告)",
                                 marker=dict(symbol="line-ew-open", size=18, color="#111827",
                                             line=dict(width=3, color="#111827")),
                                 legendgroup="measured", showlegend=row == 1, visible=False, hoverinfo="skip",

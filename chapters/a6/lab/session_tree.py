@@ -69,7 +69,7 @@ class TreeLab:
             r = requests.get(entry_id)
             if r is not None:
                 hit = "—" if r.measured is None else f"{r.measured:,}"
-                line += f"  ← 本会话的请求:prompt {r.prompt_tokens:,},实测命中 {hit},计算器 {r.predicted:,}"
+                line += f"  ← 本会话的请求:prompt {r.prompt_tokens:,},实测读取 {hit},计算器 {r.predicted:,}"
             lines.append(line)
         lines.append("(◆ = 分叉点)")
         return "\n".join(lines)
@@ -110,13 +110,13 @@ class SwitchLab:
         flags = rec.provenance["server"]["flags"]
         last = {f: flags[i + 1] for i, f in enumerate(flags) if f in SLOT_FLAGS}  # a later flag wins
         shown = " ".join(f"{f} {v}" for f, v in last.items())
-        lines = [f"{setup}:{rec.path.name},槽位和主机缓存的参数 {shown}(⇄ = 切回:前一个请求属于另一根枝)"]
+        lines = [f"{setup}:{rec.path.name},槽位和主机缓存的参数 {shown}(⇄ = 切回:前一个请求属于另一条分支)"]
         backs = {r.order for r, _ in switch_backs(self.rows[setup])}
         for r in self.rows[setup]:
             back = " ⇄" if r.order in backs else ""
             hit = "—" if r.measured is None else f"{r.measured:,}"
             lines.append(f"{r.order:>3} {r.session:<9} 第 {r.round:>2} 轮  prompt {r.prompt_tokens:>5,}  "
-                         f"实测命中 {hit:>5}  计算器 {r.predicted:>5,}  来自 {r.source}{back}")
+                         f"实测读取 {hit:>5}  计算器 {r.predicted:>5,}  来自 {r.source}{back}")
             lines += [f"      · {server_event(n)}" for n in r.notes]
         return "\n".join(lines)
 
@@ -180,7 +180,7 @@ class SandboxApp(WidgetApp):
         self.sandbox = sandbox or Sandbox()
         self.entry = w.Dropdown(description="接在", options=self.sandbox.entries(), layout=w.Layout(width="48em"))
         self.text = w.Text(description="新消息", value="Try another way.", layout=w.Layout(width="48em"))
-        self.add = w.Button(description="追加(另起一根枝)", icon="code-branch")
+        self.add = w.Button(description="追加(另起一条分支)", icon="code-branch")
         self.panel = w.HTML()
         self.status = w.HTML()
         self.add.on_click(lambda _: self._add())
@@ -199,7 +199,7 @@ class SandboxApp(WidgetApp):
         ids = [entry_id for _, entry_id in options]
         self.entry.options = options
         self.entry.value = new["id"] if new["id"] in ids else before
-        where = "它,再追加就沿这根枝往下写" if new["id"] in ids else "原来那个条目"
+        where = "它,再追加就沿这条分支往下写" if new["id"] in ids else "原来那个条目"
         self.status.value = panel(f"已追加条目 {new['id']};「接在」现在选的是{where}。")
         self._show()
 

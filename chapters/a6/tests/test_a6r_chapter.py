@@ -10,6 +10,13 @@ from prefixlab.paths import RECORDINGS
 from chapters.a6.exercises import a6_r as exercises_a6r
 from prefixlab.recording.format import load
 from chapter_pages import notebook_cells, text_before
+from chapters.a6.exercises.tolerance import TOKENS as _TOKENS
+
+
+def _out(n):
+    """The nearest guess outside the checkers' stated tolerance."""
+    return _TOKENS + 1
+
 
 ROOT = Path(__file__).resolve().parents[3]
 CHAPTER = ROOT / "book" / "a6" / "a6-r-memory-vs-retrieval.ipynb"
@@ -52,7 +59,7 @@ def test_turn_hit_checker_accepts_only_the_measurement(strategy):
     call, row = exercises_a6r.turn_start(rec, strategy)
     assert row.read == row.measured
     assert answer(exercises_a6r.check_turn_hit(rec, strategy, row.measured))
-    for guess in (row.measured + 1, row.measured - 1, 0, row.prompt_tokens):
+    for guess in (row.measured + _out(row.measured), row.measured - _out(row.measured), 0, row.prompt_tokens):
         verdict = exercises_a6r.check_turn_hit(rec, strategy, guess)
         assert verdict.startswith("不对") and not shows(verdict, row.measured)
     assert exercises_a6r.check_turn_hit(rec, strategy, None) == exercises_a6r.ASK

@@ -44,7 +44,7 @@ def test_check_lost(tree):
 def test_check_fork_hit(rec):
     call = rec.session_calls("frozen-day1-fork")[0]
     assert right(ex.check_fork_hit(rec, "frozen-day1-fork", call.cached_tokens))
-    for guess in (call.cached_tokens + 1, call.prompt_tokens, 0):
+    for guess in (call.cached_tokens + 6, call.prompt_tokens, 0):
         verdict = ex.check_fork_hit(rec, "frozen-day1-fork", guess)
         assert verdict.startswith("不对") and f"{call.cached_tokens:,}" not in verdict
     assert ex.check_fork_hit(rec, "frozen-day1-fork", None) == ex.ASK

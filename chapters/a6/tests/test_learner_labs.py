@@ -25,7 +25,7 @@ def test_request_browsers_start_on_a_request():
     assert t11.session.value == t11.session.options[0] and t11.request.value is not None
     assert t11.session.value in t11.panel.value
     t12 = T12App()
-    assert t12.session.value and t12.round.value is not None and "实测命中" in t12.panel.value
+    assert t12.session.value and t12.round.value is not None and "实测读取" in t12.panel.value
     t12.session.value = "added-stable-day1"
     assert t12.round.value == 5 and "added-stable-day1 第 5 轮" in t12.panel.value
 
@@ -47,7 +47,7 @@ def test_server_events_and_the_sandbox_tree_are_chinese():
         assert english not in text, english
     assert "挑中槽位 0:没有足够相似的槽位,挑最久没用的那个" in text
     tree = SandboxApp().sandbox.tree()
-    assert "个叶子" in tree and "当前叶子" in tree and "第 1 根枝(共 2 根)" in tree
+    assert "个叶子" in tree and "当前叶子" in tree and "第 1 条分支(共 2 条)" in tree
     assert "branch 1 of" not in tree and "current leaf" not in tree
     folder = FolderLab()
     folder.write("broken", "no front matter\n")

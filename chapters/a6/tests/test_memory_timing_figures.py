@@ -18,7 +18,7 @@ def test_prefix_break_figure_has_a_menu_per_rule_and_a_slider_per_k(rec):
     assert [b.label for b in fig.layout.updatemenus[0].buttons] == [label for label, _, _ in options]
     assert [s.label for s in fig.layout.sliders[0].steps] == ["不刷新", "5"]
     visible = [t for t in fig.data if t.visible]
-    assert {t.name for t in visible} == {"从缓存读", "写入缓存", "按原价计算、不缓存", "实测命中(服务器报告)"}
+    assert {t.name for t in visible} == {"从缓存读", "写入缓存", "按原价计算、不缓存", "实测读取(服务器报告)"}
     # k = 5 under our server's rule: the refresh round recomputes from the memory body on
     rows = data[(options[0][0], 5)]
     assert next(r for r in rows if r.round == 6).break_block == "memory_body"
@@ -50,3 +50,11 @@ def test_swimlane_has_three_rows_per_design_and_a_day_boundary(rec):
         disk = [z for x, z in zip(heat.x, row[f"{label} · 磁盘上"]) if x.startswith("D1")]
         assert day1 == disk, design
     assert [b.label for b in fig.layout.updatemenus[0].buttons][0] == "全部"
+
+
+def test_swimlane_has_a_colour_key(rec):
+    fig = charts.swimlane_figure(rec)
+    key = [t for t in fig.data if t.type == "scatter"]
+    assert [t.name for t in key] == list(charts.LANE_KEY)
+    assert [t.marker.color for t in key] == [c for _, c in charts.LANE_COLORS]
+    assert fig.layout.showlegend

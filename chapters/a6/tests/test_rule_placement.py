@@ -46,3 +46,15 @@ def test_figure_switches_variants_with_a_menu(recording):
     for i, b in enumerate(buttons):
         visible = b.args[0]["visible"]
         assert sum(visible) == per_variant and visible[i * per_variant]
+
+
+def test_every_menu_choice_keeps_its_legend(recording):
+    """A trace the menu shows carries its own legend entry, so no choice loses the key."""
+    fig = rp.composition_figure(recording)
+    first = None
+    for b in fig.layout.updatemenus[0].buttons:
+        shown = {fig.data[i].name for i, on in enumerate(b.args[0]["visible"])
+                 if on and fig.data[i].showlegend is not False}
+        assert "实测读取" in shown and len(shown) >= 3
+        first = first or shown
+        assert shown == first

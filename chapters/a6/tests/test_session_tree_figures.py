@@ -51,7 +51,7 @@ def test_tree_figure_has_a_button_per_leaf_that_shows_its_path(tree):
         shown = [t for t, v in zip(fig.data, visible["visible"]) if v and t.name == "选中的路径"]
         assert len(shown) == 1 and len(shown[0].x) == len(tree.leaves[k].path)
         assert tree.leaves[k].session in layout["annotations"][0]["text"]
-    assert "实测命中" in fig.layout.annotations[0].text
+    assert "实测读取" in fig.layout.annotations[0].text
 
 
 def test_tree_text_marks_the_leaves(tree):
@@ -73,6 +73,6 @@ def test_switch_figure_one_panel_per_setup(rec):
     assert any("host cache" in n for r in rows for n in r.notes)  # the fork's first request loads a saved prompt
     fig = st.switch_figure(data)
     assert [a.text for a in fig.layout.annotations] == ["甲", "乙"]
-    bars = [t for t in fig.data if t.type == "bar" and t.name.startswith("实测命中")]
-    assert {t.name for t in bars} == {"实测命中 · frozen-day1", "实测命中 · frozen-day1-fork"}
+    bars = [t for t in fig.data if t.type == "bar" and t.name.startswith("实测读取")]
+    assert {t.name for t in bars} == {"实测读取 · frozen-day1", "实测读取 · frozen-day1-fork"}
     assert sum(1 for t in fig.data if t.name == "计算器推算") == 2

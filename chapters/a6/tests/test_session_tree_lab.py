@@ -50,4 +50,4 @@ def test_switch_lab_describes_every_request():
     lab = SwitchLab()
     setup = lab.setups()[0]
     text = lab.describe(setup)
-    assert text.count("实测命中") == len(lab.rows[setup]) and " ⇄" in text
+    assert text.count("实测读取") == len(lab.rows[setup]) and " ⇄" in text

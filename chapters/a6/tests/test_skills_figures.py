@@ -138,10 +138,10 @@ def test_parts_of_blocks():
 
 
 def test_break_figure_rows_and_hover():
-    views = [view("索引在 stable 层", 150, STABLE, "skills_index"), view("索引在 volatile 层最前", 210, VOLATILE, "skills_index")]
+    views = [view("索引在稳定层", 150, STABLE, "skills_index"), view("索引在易变层最前", 210, VOLATILE, "skills_index")]
     assert views[0].recomputed == 650 and views[1].block_span("skills_index") == (140, 260)
     fig = sf.break_figure(views)
-    hits = [t for t in fig.data if t.name.startswith("命中")]
+    hits = [t for t in fig.data if t.name.startswith("读取")]
     fresh = [t for t in fig.data if t.name == "重算"]
     assert [t.x[0] for t in hits] == [150, 210] and [(t.base[0], t.x[0]) for t in fresh] == [(150, 650), (210, 590)]
     assert "前缀断在 skills_index" in fresh[0].hovertext[0] and "&lt;x&gt;" in fresh[0].hovertext[0]
@@ -152,7 +152,7 @@ def test_break_figure_rows_and_hover():
     assert len(fig.layout.yaxis.categoryarray) == 4
     both, only_stable, only_volatile = (b.args[0]["visible"] for b in fig.layout.updatemenus[0].buttons)
     assert all(both) and sum(only_stable) + sum(only_volatile) == len(fig.data)
-    assert [t.name for t, on in zip(fig.data, only_stable) if on][-2:] == ["命中(从缓存读回)", "重算"]
+    assert [t.name for t, on in zip(fig.data, only_stable) if on][-2:] == ["读取(从缓存读回)", "重算"]
     zoom = fig.layout.updatemenus[1].buttons[1].args[0]["xaxis.range"]
     assert zoom[0] <= 150 and zoom[1] >= 210
 

@@ -37,6 +37,6 @@ def test_request_view_names_the_break():
     lab = RequestLab()
     assert lab.sessions() == ["inline-day1", "index-day1", "added-stable-day1", "added-volatile-day1"]
     text = lab.describe("added-stable-day1", 5)
-    assert "前缀断在 skills" in text and "← 断点在这一段" in text
+    assert "前缀断在 skills" in text and "← 打断处在这一段" in text
     last = lab.rounds("index-day1")[-1]
     assert "index-day1 第" in lab.describe("index-day1", last)

@@ -75,7 +75,7 @@ def test_figure_has_a_menu_per_view_and_starts_on_the_measurement(data):
     fig = sf.strategy_figure(data)
     assert [b.label for b in fig.layout.updatemenus[0].buttons] == [v.label for v in sf.VIEWS]
     visible = {t.name for t in fig.data if t.visible}
-    assert visible == {"从缓存读", "写入缓存", "重算、不写入", "注入的记忆 token", "实测命中(服务器报告)"}
+    assert visible == {"从缓存读", "写入缓存", "重算、不写入", "注入的记忆 token", "实测读取(服务器报告)"}
     for button in fig.layout.updatemenus[0].buttons:
         shown = [t for t, on in zip(fig.data, button.args[0]["visible"]) if on]
         assert len(shown) in (2 * 5, 2 * 4)  # per strategy: 3 bars + injected (+ measured, local only)

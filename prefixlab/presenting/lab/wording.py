@@ -31,10 +31,10 @@ _TREE = [
      r"\1:\2 个条目,\3 个叶子,\4 个分叉点,\5 次压缩"),
     (r"^current leaf: (\S+) \(the last entry written; a plain run continues there\)$",
      r"当前叶子:\1(最后写下的条目;不带参数的运行从这里接着写)"),
-    (r"branch (\d+) of (\d+)$", r"第 \1 根枝(共 \2 根)"),
+    (r"branch (\d+) of (\d+)$", r"第 \1 条分支(共 \2 条)"),
     (r" <- current leaf$", r" ← 当前叶子"),
     (r" \(leaf\)$", r"(叶子)"),
-    (r"model_call round (\d+): prompt (\d+) tokens, cached (\S+)$", r"model_call 第 \1 轮:prompt \2 token,命中 \3"),
+    (r"model_call round (\d+): prompt (\d+) tokens, cached (\S+)$", r"model_call 第 \1 轮:prompt \2 token,读取 \3"),
     (r"^note: ", r"注意:"),
 ]
 
