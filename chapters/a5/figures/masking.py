@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
-from prefixlab.cache import calculator, pricing
+from prefixlab.cache import calculator, rules, pricing
 from prefixlab.paths import RECORDINGS
 from prefixlab.recording.format import Recording, load
 
@@ -54,7 +54,7 @@ def totals(recs: dict[str, Recording]) -> list[Totals]:
 
 def rule_settings(provider: str) -> dict:
     """The cache rule's settings: Anthropic's depend on the model (its minimum length), OpenAI's do not."""
-    return {"model": CLOUD[provider]} if provider == "anthropic" else {}
+    return rules.settings(provider, model=CLOUD[provider])
 
 
 def cloud_cost(rec: Recording, provider: str) -> float:
