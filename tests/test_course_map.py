@@ -91,6 +91,7 @@ def write(path: Path, text: str) -> None:
 def test_the_built_map_links_every_page_and_marks_the_chapter(tmp_path):
     """A tiny Sphinx project: the directive's HTML links every toc entry, from the front page and a chapter."""
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
 
     src = tmp_path / "src"
     write(src / "conf.py", 'extensions = ["myst_parser", "prefixlab.presenting.book.sphinx_course_map"]\n'
@@ -112,9 +113,12 @@ def test_the_built_map_links_every_page_and_marks_the_chapter(tmp_path):
     write(src / "book/c1/index.md", "# C1 第一章\n\n```{course-map}\n```\n")
     write(src / "book/c1/c1-1-first.md", "# C1·1 第一课\n")
     write(src / "labs/c1/lab.md", "# 实验室:一\n")
-    app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
-                 status=None, warning=None, freshenv=True)
-    app.build()
+    # A fresh docutils registry, so a later Sphinx build in the same test process does not warn
+    # that Sphinx's node classes are registered twice.
+    with docutils_namespace():
+        app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+                     status=None, warning=None, freshenv=True)
+        app.build()
     front = (tmp_path / "out" / "book" / "index.html").read_text(encoding="utf-8")
     for href, title in [("c1/index.html", "C1 第一章"), ("c1/c1-1-first.html", "C1·1 第一课"),
                         ("../labs/c1/lab.html", "实验室:一")]:
