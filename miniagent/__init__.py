@@ -61,6 +61,8 @@ The command line
 Lesson variants (variants/, outside the core: what a lesson measures next to the core)
   variants/volatile_line.py    A4·2: a time-and-files block at the top or the end of the
                                system prompt, or the date only
+  variants/transcript.py       A4·3: the conversation re-rendered into one user
+                               message every round, older entries clipped
   variants/memory_timing.py    A6·2: modes refresh, append, after-tools
   variants/select_memory.py    A6·R: mode select, the matching notes in the system prompt
   variants/retrieve_memory.py  A6·R: mode retrieve, the matching notes in the user message

@@ -12,3 +12,5 @@ A41_OVERLAY = A41_DIR / "repo-overlay"           # a longer AGENTS.md over the t
 A41_RECORDING = RECORDINGS / "a4-1-one-token-smollm2-llamacpp"
 A42_DIR = A4_DATA / "a4-2"                       # A4·2 (what goes at the top): the scripted sessions
 A42_RECORDING = RECORDINGS / "a4-2-volatile-top-smollm2-llamacpp"
+A43_DIR = A4_DATA / "a4-3"                       # A4·3 (rewriting history): the scripted session
+A43_RECORDING = RECORDINGS / "a4-3-rewrite-history-smollm2-llamacpp"

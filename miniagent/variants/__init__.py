@@ -12,6 +12,8 @@ so the recordings can be made again and a learner can run them (the CLI's ``--mo
                       the skills index replaces
 - volatile_line.py    A4·2: a time-and-files block at the top or the end of the system prompt,
                       or the date only, rebuilt before every call
+- transcript.py       A4·3: the conversation re-rendered into one user message every round,
+                      older entries clipped (a model wrapper, not a step)
 
 A variant imports the core; the core's modules never import a variant, except modes.py,
 which names every design for ``--mode``. Recorders import the variant they record.
