@@ -139,48 +139,53 @@ def prefix_break_data(recording, ks=None, options=RULE_OPTIONS) -> dict:
 def prefix_break_figure(data: dict) -> go.Figure:
     """Experiment 1: per-round bars (read / written / computed), prediction next to measurement.
 
-    A menu picks the cache rule; a slider picks k (0 = no refresh). Both switch precomputed traces.
+    One small chart per cache rule, side by side, and one slider for k (0 = no refresh) that moves
+    them all: changing the rule is looking at another chart, so it never resets k. The slider
+    switches precomputed traces (plotly.js, no kernel).
     """
+    from plotly.subplots import make_subplots
+
     labels = list(dict.fromkeys(label for label, _ in data))
     ks = sorted({k for _, k in data})
-    fig = go.Figure()
-    index: dict[tuple[str, int], list[int]] = {}
+    cols = 2 if len(labels) > 1 else 1
+    rows_n = -(-len(labels) // cols)
+    fig = make_subplots(rows=rows_n, cols=cols, subplot_titles=labels, shared_xaxes=True,
+                        vertical_spacing=0.16 / max(rows_n - 1, 1) if rows_n > 1 else 0.1, horizontal_spacing=0.08)
+    index: dict[int, list[int]] = {k: [] for k in ks}
     for (label, k), rows in data.items():
-        index[(label, k)] = []
+        at = labels.index(label)
+        cell = dict(row=at // cols + 1, col=at % cols + 1)
+        first = at == 0 and k == ks[0]  # one legend entry per part: the first chart's
         x = [r.round for r in rows]
         hover = [_row_hover(r, k) for r in rows]
         for part, name, color in BAR_PARTS:
-            index[(label, k)].append(len(fig.data))
+            index[k].append(len(fig.data))
             # One hover text per round is enough (hovermode "x" shows it for the whole column);
             # repeating it on every segment would triple the page weight.
             fig.add_bar(x=x, y=[_bar_parts(r)[part] for r in rows], name=name, marker_color=color,
-                        hovertext=hover if part == "read" else None,
-                        hoverinfo="text" if part == "read" else "skip", visible=False, legendgroup=part)
+                        hovertext=hover if part == "read" else None, showlegend=first,
+                        hoverinfo="text" if part == "read" else "skip", visible=False, legendgroup=part, **cell)
         if rows and measures(rows[0].rule) and any(r.measured is not None for r in rows):
-            index[(label, k)].append(len(fig.data))
+            index[k].append(len(fig.data))
             fig.add_scatter(x=x, y=[r.measured for r in rows], mode="markers", name="实测读取(服务器报告)",
-                            marker=dict(symbol="line-ew-open", size=26, color="#111827", line=dict(width=3, color="#111827")),
-                            hoverinfo="skip", visible=False)
+                            marker=dict(symbol="line-ew-open", size=14, color="#111827",
+                                        line=dict(width=3, color="#111827")),
+                            hoverinfo="skip", visible=False, showlegend=k == ks[0], legendgroup="measured", **cell)
 
-    def visible(label, k):
-        on = set(index[(label, k)])
+    def visible(k):
+        on = set(index[k])
         return [i in on for i in range(len(fig.data))]
 
-    def slider(label):
-        return dict(active=0, currentvalue=dict(prefix="k = "), pad=dict(t=40),
-                    steps=[dict(label="不刷新" if k == 0 else str(k), method="restyle",
-                                args=[{"visible": visible(label, k)}]) for k in ks])
-
-    first = labels[0]
-    for i in index[(first, ks[0])]:
+    for i in index[ks[0]]:
         fig.data[i].visible = True
+    fig.update_xaxes(dtick=1)
+    fig.update_xaxes(title_text="第几轮请求(第一天)", row=rows_n)
+    fig.update_yaxes(title_text="token", col=1)
+    fig.update_annotations(font_size=12)
     fig.update_layout(
-        barmode="stack", height=460, hovermode="x", margin=dict(l=10, r=10, t=90, b=10),
-        xaxis=dict(title="第几轮请求(同一段第一天的历史)", dtick=1), yaxis_title="token",
-        legend=dict(orientation="h", y=1.02, x=0),
-        sliders=[slider(first)],
-        updatemenus=[dict(type="dropdown", x=0, y=1.22, xanchor="left", showactive=True,
-                          buttons=[dict(label=label, method="update",
-                                        args=[{"visible": visible(label, ks[0])}, {"sliders": [slider(label)]}])
-                                   for label in labels])])
+        barmode="stack", height=170 + 230 * rows_n, hovermode="x", margin=dict(l=10, r=10, t=90, b=10),
+        legend=dict(orientation="h", y=0.995, yanchor="top", x=0, yref="container"),
+        sliders=[dict(active=0, currentvalue=dict(prefix="k = "), pad=dict(t=50),
+                      steps=[dict(label="不刷新" if k == 0 else str(k), method="restyle",
+                                  args=[{"visible": visible(k)}]) for k in ks])])
     return fig

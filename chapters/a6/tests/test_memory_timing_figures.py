@@ -11,14 +11,22 @@ def rec():
     return load(RECORDINGS / "t10-smollm2-llamacpp")  # the book's recording
 
 
-def test_prefix_break_figure_has_a_menu_per_rule_and_a_slider_per_k(rec):
-    options = charts.RULE_OPTIONS[:2]
+def test_prefix_break_figure_has_a_chart_per_rule_and_one_slider_for_k(rec):
+    options = charts.RULE_OPTIONS[:3]
     data = charts.prefix_break_data(rec, ks=[0, 5], options=options)
     fig = charts.prefix_break_figure(data)
-    assert [b.label for b in fig.layout.updatemenus[0].buttons] == [label for label, _, _ in options]
-    assert [s.label for s in fig.layout.sliders[0].steps] == ["不刷新", "5"]
+    assert [a.text for a in fig.layout.annotations] == [label for label, _, _ in options]
+    assert not fig.layout.updatemenus  # no rule menu: a menu that rebuilt the slider would reset k
+    steps = fig.layout.sliders[0].steps
+    assert [s.label for s in steps] == ["不刷新", "5"]
+    # every step shows every rule at that k: moving k never loses the rule, picking a rule never loses k
+    for step, k in zip(steps, [0, 5]):
+        shown = [t for t, on in zip(fig.data, step.args[0]["visible"]) if on]
+        assert {t.xaxis for t in shown} == {t.xaxis for t in fig.data}
+        assert len(shown) == len(fig.data) // 2
     visible = [t for t in fig.data if t.visible]
     assert {t.name for t in visible} == {"从缓存读", "写入缓存", "按原价计算、不缓存", "实测读取(服务器报告)"}
+    assert sum(1 for t in fig.data if t.showlegend is not False) == 4  # one legend entry per part
     # k = 5 under our server's rule: the refresh round recomputes from the memory body on
     rows = data[(options[0][0], 5)]
     assert next(r for r in rows if r.round == 6).break_block == "memory_body"
