@@ -70,10 +70,10 @@ def entries(messages: list[dict]) -> list[dict]:
     return out
 
 
-def transcript(items: list[dict]) -> str:
-    """The entries as text: the last ``RECENT`` in full, older ones clipped, old repeated reads left out."""
+def transcript(items: list[dict], recent_entries: int = RECENT) -> str:
+    """The entries as text: the last ``recent_entries`` in full, older ones clipped, old repeated reads left out."""
     lines, seen_reads = [], set()
-    first_recent = max(0, len(items) - RECENT)
+    first_recent = max(0, len(items) - recent_entries)
     for i, item in enumerate(items):
         recent = i >= first_recent
         if item["role"] == "tool":
@@ -98,14 +98,14 @@ def notes(items: list[dict]) -> str:
     return "Notes:\n" + ("\n".join(lines) or "- none")
 
 
-def render(messages: list[dict], with_notes: bool = False) -> list[dict]:
+def render(messages: list[dict], with_notes: bool = False, recent_entries: int = RECENT) -> list[dict]:
     """The request's messages: the system message(s) as they are, then the rest as one user message."""
     system = [m for m in messages if m.get("role") == "system"]
     items = entries(messages)
     tasks = [item["content"] for item in items if item["role"] == "user"]
     if not tasks:
         raise ValueError("the conversation has no user message to render")
-    parts = ([notes(items)] if with_notes else []) + ["Transcript:\n" + transcript(items),
+    parts = ([notes(items)] if with_notes else []) + ["Transcript:\n" + transcript(items, recent_entries),
                                                        "Current request:\n" + tasks[-1]]
     return system + [{"role": "user", "content": "\n\n".join(parts)}]
 
