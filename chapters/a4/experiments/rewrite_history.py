@@ -31,6 +31,7 @@ from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A4-3"
 SHAPES = ("messages", "transcript", "transcript-notes")
+GROUP = "frozen"  # the memory block is read once per session (and stays empty)
 
 
 class RewriteHistoryRecorder(Recorder):
@@ -50,7 +51,8 @@ class RewriteHistoryRecorder(Recorder):
         system = SystemPrompt(BASE_PROMPT, read_agents_md(workspace.root), memory.text()).text
         run_task(self.script["task"], model=model, toolbox=Toolbox(workspace, memory), session=session,
                  steps=[FixedPrompt(system)], max_rounds=len(turns))
-        self._register({"id": shape, "file": f"{shape}.jsonl", "shape": shape, "kind": "main"},
+        # group: the memory design (miniagent's frozen one, never changes here); shape: how the history is sent
+        self._register({"id": shape, "file": f"{shape}.jsonl", "group": GROUP, "day": 1, "shape": shape, "kind": "main"},
                        session, 0, policy.sent_at)
 
     def record(self) -> dict:
