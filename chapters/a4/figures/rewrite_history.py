@@ -39,50 +39,41 @@ class RoundRow:
         return self.prompt_tokens - self.measured
 
 
-def where_in_message(content: str, offset: int) -> str:
-    """Which part of a rendered user message holds character ``offset``: the notes, entry k of the
-    transcript (1 = the task), or the closing "Current request" part."""
-    transcript_at = content.find(TRANSCRIPT_HEAD)
-    if content.startswith(NOTES_HEAD) and offset < transcript_at:
+def where_rewritten(before: str, after: str) -> str:
+    """Where a re-rendered user message first differs from the previous round's, in words: the notes,
+    the end of the old transcript (where the new entry goes in: nothing old was rewritten), or entry k
+    of the old transcript (1 = the task), which this round rewrote."""
+    d = next((i for i, (a, b) in enumerate(zip(before, after)) if a != b), min(len(before), len(after)))
+    transcript_at = before.find(TRANSCRIPT_HEAD)
+    if before.startswith(NOTES_HEAD) and d < transcript_at:
         return "笔记块"
-    trailer_at = content.rfind(TRAILER)
-    if offset >= trailer_at:
-        return "结尾的 Current request"
-    body = content[transcript_at + len(TRANSCRIPT_HEAD):trailer_at]
-    at = offset - transcript_at - len(TRANSCRIPT_HEAD)
+    body_at = transcript_at + len(TRANSCRIPT_HEAD)
+    body = before[body_at:before.rfind(TRAILER)]
+    at = d - body_at
+    if at >= len(body):
+        return "记录末尾"
     starts = [0] + [i + 1 for i, ch in enumerate(body) if ch == "\n" and body.startswith("[", i + 1)]
-    k = sum(1 for s in starts if s <= at)
-    return f"记录里的第 {k} 条"
-
-
-def break_place(att: Attribution, messages: list[dict], token: int) -> str:
-    """Where token ``token`` of a request sits, in words: a block of the message list, or a part of the
-    re-rendered user message."""
-    block = att.block_at(token)
-    if block is None:
-        return "—"
-    if block.kind == "message" and block.message is not None and len(messages) == 2 \
-            and messages[block.message]["role"] == "user":
-        content = messages[block.message]["content"]
-        char = att.offsets[token][0] - block.char_start
-        return where_in_message(content, max(char, 0))
-    return block.name
+    return f"记录里的第 {sum(1 for s in starts if s <= at)} 条"
 
 
 def round_rows(recording: Recording) -> list[RoundRow]:
-    """Every request under the llama.cpp rule, in the order sent."""
-    replay = calculator.prepare(recording)
+    """Every request under the llama.cpp rule, in the order sent. ``where``: "—" when the previous request
+    was read whole; for a re-rendered transcript, the part of the user message this round changed;
+    otherwise the block the break falls in."""
     rows = {r.seq: r for r in calculator.analyze(recording)}
     shape_of = {s["id"]: s["shape"] for s in recording.manifest["sessions"]}
     out, previous = [], {}
     for call in recording.calls:
         r = rows[call.seq]
         before = previous.get(call.session)
-        whole = before is not None and r.measured == before.prompt_tokens
-        if before is None or whole or r.break_at is None:
-            where = "—" if before is not None else "开头(缓存是空的)"
+        if before is None:
+            where = "开头(缓存是空的)"
+        elif r.measured == before.prompt_tokens:
+            where = "—"
+        elif shape_of[call.session] != "messages":
+            where = where_rewritten(before.request["messages"][-1]["content"], call.request["messages"][-1]["content"])
         else:
-            where = break_place(replay.attributions[call.seq], call.request["messages"], r.break_at)
+            where = r.break_block or "—"
         out.append(RoundRow(shape_of[call.session], call.round, r.prompt_tokens, r.measured, r.read, where))
         previous[call.session] = call
     return out
