@@ -61,7 +61,8 @@ def test_where_each_shape_breaks(rows):
     # fewer notes than the block keeps); from then on the same number every round
     from miniagent.variants.transcript import NOTES
 
-    assert len({r.measured for r in notes[NOTES + 1:]}) == 1 and min(r.measured for r in notes[1:]) == notes[-1].measured
+    settled = [r.measured for r in notes[NOTES + 1:]]
+    assert max(settled) - min(settled) < 10 and min(r.measured for r in notes[1:]) == min(settled)  # within a note's first words
     assert notes[-1].recomputed > msg[-1].recomputed
 
 
