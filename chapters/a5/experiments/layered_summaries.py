@@ -53,9 +53,9 @@ GROUP = "frozen"  # miniagent's design as it ships: AGENTS.md read at the start 
 VARIANTS = ("free", "structured", "keep-user", "agents-md")
 
 
-def plan(runs: int) -> list[tuple[int, str]]:
+def plan(runs: int, variants: tuple[str, ...] = VARIANTS) -> list[tuple[int, str]]:
     """Every (seed, variant) of a series of ``runs`` runs per variant, in recording order."""
-    return [(seed, variant) for seed in range(1, runs + 1) for variant in VARIANTS]
+    return [(seed, variant) for seed in range(1, runs + 1) for variant in variants]
 
 
 def session_id(seed: int, variant: str) -> str:
@@ -131,7 +131,7 @@ class LayersRecorder(Recorder):
     def record(self, chunks: list[int] | None = None, minutes: float | None = None) -> dict:
         """Record the next runs of the plan: ``chunks`` (runs per epoch, the replay's schedule), or as
         many as fit in ``minutes`` on this server, and leave the recording complete."""
-        todo = plan(self.manifest["runs"])[len(self.manifest["sessions"]):]
+        todo = plan(self.manifest["runs"], self.variants)[len(self.manifest["sessions"]):]
         if chunks is not None:  # the replay: the recorded schedule, one epoch per chunk
             for i, count in enumerate(chunks):
                 if i:
@@ -152,7 +152,7 @@ class LayersRecorder(Recorder):
             self.run(seed, variant)
             longest, done = max(longest, time.monotonic() - began), done + 1
             total = len(self.manifest["sessions"])
-            self.log(f"  run {total}/{len(plan(self.manifest['runs']))} ({session_id(seed, variant)}) in "
+            self.log(f"  run {total}/{len(plan(self.manifest['runs'], self.variants))} ({session_id(seed, variant)}) in "
                      f"{time.monotonic() - began:.0f} s; this chunk {(time.monotonic() - started) / 60:.1f} min")
         self.manifest["chunks"].append(done)
         return self.finish()
