@@ -1,6 +1,6 @@
 """Checker functions for lesson A5·3's exercises. Each returns a short Chinese verdict.
 
-    check_verbatim(cells, guess)     # exercise 1: structured summaries holding the rule word for word, 3 deep
+    check_verbatim(cells, guess)     # exercise 1: structured summaries holding the rule word for word, 2 deep
     check_truncated(rows, guess)     # exercise 2: structured summaries stopped at max_tokens
 """
 from __future__ import annotations
@@ -9,17 +9,19 @@ from prefixlab.presenting.answers import ASK, is_int, more_or_less
 
 from chapters.a5.figures.layers import share
 
+DEPTH = 2  # exercise 1 asks about the second summary (the map shows the first and the third)
+
 
 def check_verbatim(cells, guess) -> str:
-    """How many of the structured runs' third summaries hold the rule word for word."""
+    """How many of the structured runs' second summaries hold the rule word for word."""
     if not is_int(guess):
         return ASK
-    cell = share(cells, "structured", 3)
+    cell = share(cells, "structured", DEPTH)
     if guess != cell.verbatim:
         return (f"不对,{more_or_less(guess, cell.verbatim)}。表里数的是“逐字或换了说法”;逐字只算一字不差地写出规矩的那些。"
                 "提示要求照抄,小模型常常译成英文或改写。")
     return (f"对:{cell.runs} 次里 {cell.verbatim} 次逐字。换了说法但意思还在的另有 {cell.in_summary - cell.verbatim} 次;"
-            "能逐字搜到的规矩,才能被程序(比如 A6 的计算器)找到和核对。")
+            "能逐字搜到的规矩,才能被程序找到和核对(A6·1 的表就是逐字查的)。")
 
 
 def check_truncated(rows, guess) -> str:
