@@ -1,8 +1,8 @@
 """Record A5·3: what a summary keeps, and what summaries of summaries lose. The live model writes them.
 
     python -m prefixlab server fetch --model live      # once
-    flock /work/wt/llama.lock python -m prefixlab record a5-3 data/recordings/a5-3-layers-qwen2.5-coder-0.5b-llamacpp --minutes 14
-    flock /work/wt/llama.lock python -m prefixlab record a5-3 data/recordings/a5-3-layers-qwen2.5-coder-0.5b-llamacpp --resume --minutes 14
+    python -m prefixlab record a5-3 data/recordings/a5-3-layers-qwen2.5-coder-0.5b-llamacpp --minutes 14
+    python -m prefixlab record a5-3 data/recordings/a5-3-layers-qwen2.5-coder-0.5b-llamacpp --resume --minutes 14
 
 One task (``data/a5/layers/script.yml``) whose user message states a rule (不许改测试文件), nine
 scripted rounds on a fresh copy of the toy repository (the tools run for real) and three
@@ -40,10 +40,10 @@ from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox
 
-from chapters.a1.experiments.live_run import SERVER_ARGS, live_provenance
 from chapters.a5.paths import LAYERS_DIR
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.format import write_manifest
+from prefixlab.recording.live import SERVER_ARGS, live_provenance
 from prefixlab.recording.policy import scripted_message
 from prefixlab.recording.recorder import Recorder, command_line, run_recording
 from prefixlab.recording.repository import Repository

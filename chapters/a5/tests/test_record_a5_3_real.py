@@ -12,11 +12,11 @@ import os
 
 import pytest
 
-from chapters.a1.experiments.live_run import SERVER_ARGS, TOKENIZER, live_provenance
 from chapters.a5.experiments.layered_summaries import LayersRecorder
 from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
 from prefixlab.recording.format import load
+from prefixlab.recording.live import SERVER_ARGS, TOKENIZER, live_provenance
 from prefixlab.recording.verify import check
 from prefixlab.serving.models import LIVE, model_file
 from prefixlab.serving.server import cache_dir, free_port, named_server
