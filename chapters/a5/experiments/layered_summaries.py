@@ -13,7 +13,7 @@ and on a shared 2-core machine every request costs seconds): the live model (Qwe
 the course's llama-server, ``-t 1`` as in A1·L) writes each summary, sampled at the script's
 temperature with the run's seed, at most ``summary_max_tokens`` tokens. Policy ``live``.
 
-Variants (one session per variant and seed; seeds 1, 2, ...; in each seed the variants in order):
+Variants (one session per variant and seed; seeds 1, 2, ...; the order is ``plan``'s):
 
 - ``free``: miniagent's ``model_summariser`` with a free-form request ("Summarize the conversation so far.");
 - ``structured``: the hand-off request in sections, rules first and word for word (``STRUCTURED_REQUEST``);
@@ -51,11 +51,18 @@ from prefixlab.recording.repository import Repository
 EXPERIMENT = "A5-3"
 GROUP = "frozen"  # miniagent's design as it ships: AGENTS.md read at the start and after a compaction
 VARIANTS = ("free", "structured", "keep-user", "agents-md")
+FIXES = ("keep-user", "agents-md")
 
 
-def plan(runs: int, variants: tuple[str, ...] = VARIANTS) -> list[tuple[int, str]]:
-    """Every (seed, variant) of a series of ``runs`` runs per variant, in recording order."""
-    return [(seed, variant) for seed in range(1, runs + 1) for variant in variants]
+def plan(runs: int, fix_runs: int, variants: tuple[str, ...] = VARIANTS) -> list[tuple[int, str]]:
+    """Every (seed, variant) of the series, in recording order: seed by seed, the two summary requests
+    (``free``, ``structured``) for ``runs`` seeds, the two fixes only for the first ``fix_runs`` of them;
+    then the fixes' remaining seeds. A fix puts the rule where no summary can drop it, so its runs
+    confirm rather than estimate: they come first only as far as a chunk allows."""
+    prompts = [v for v in variants if v not in FIXES]
+    fixes = [v for v in variants if v in FIXES]
+    first = [(seed, v) for seed in range(1, runs + 1) for v in prompts + (fixes if seed <= fix_runs else [])]
+    return first + [(seed, v) for seed in range(fix_runs + 1, runs + 1) for v in fixes]
 
 
 def session_id(seed: int, variant: str) -> str:
@@ -84,7 +91,8 @@ class LayersRecorder(Recorder):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         s = self.script
-        self.manifest.update({"policy": "live", "rule": s["rule"], "runs": s["runs"], "chunks": []})
+        self.manifest.update({"policy": "live", "rule": s["rule"], "runs": s["runs"], "fix_runs": s["fix_runs"],
+                              "chunks": []})
 
     # -- one run ------------------------------------------------------------------------------
     def compactor(self, variant: str, seed: int, sent_at: list[float]) -> Compactor:
@@ -131,7 +139,7 @@ class LayersRecorder(Recorder):
     def record(self, chunks: list[int] | None = None, minutes: float | None = None) -> dict:
         """Record the next runs of the plan: ``chunks`` (runs per epoch, the replay's schedule), or as
         many as fit in ``minutes`` on this server, and leave the recording complete."""
-        todo = plan(self.manifest["runs"], self.variants)[len(self.manifest["sessions"]):]
+        todo = plan(self.manifest["runs"], self.manifest["fix_runs"], self.variants)[len(self.manifest["sessions"]):]
         if chunks is not None:  # the replay: the recorded schedule, one epoch per chunk
             for i, count in enumerate(chunks):
                 if i:
@@ -152,7 +160,7 @@ class LayersRecorder(Recorder):
             self.run(seed, variant)
             longest, done = max(longest, time.monotonic() - began), done + 1
             total = len(self.manifest["sessions"])
-            self.log(f"  run {total}/{len(plan(self.manifest['runs'], self.variants))} ({session_id(seed, variant)}) in "
+            self.log(f"  run {total}/{len(plan(self.manifest['runs'], self.manifest['fix_runs'], self.variants))} ({session_id(seed, variant)}) in "
                      f"{time.monotonic() - began:.0f} s; this chunk {(time.monotonic() - started) / 60:.1f} min")
         self.manifest["chunks"].append(done)
         return self.finish()

@@ -32,7 +32,7 @@ def _record(out, runs, texts=lambda i, body: f"summary {i}", minutes=None, chunk
     with _server(texts) as server:
         recorder = LayersRecorder(out, lambda: server.url, lambda epoch: epoch + 1, PROVENANCE, "local",
                                   log=lambda line: None)
-        recorder.manifest["runs"] = runs
+        recorder.manifest["runs"] = recorder.manifest["fix_runs"] = runs
         if (out / "manifest.json").exists():
             resume(recorder, out)
         recorder.record(minutes=minutes, chunks=chunks)
@@ -46,8 +46,10 @@ def one_seed(tmp_path_factory):
     return load(out), [json.loads(b) for b in received]
 
 
-def test_the_plan_runs_every_variant_seed_by_seed():
-    assert plan(2) == [(1, v) for v in VARIANTS] + [(2, v) for v in VARIANTS]
+def test_the_plan_runs_the_prompts_seed_by_seed_and_the_fixes_first_as_far_as_fix_runs():
+    assert plan(2, 2) == [(1, v) for v in VARIANTS] + [(2, v) for v in VARIANTS]
+    assert plan(3, 1) == ([(1, v) for v in VARIANTS] + [(2, "free"), (2, "structured"), (3, "free"), (3, "structured")]
+                          + [(2, "keep-user"), (2, "agents-md"), (3, "keep-user"), (3, "agents-md")])
 
 
 def test_every_session_compacts_three_times_and_only_the_summaries_are_requests(one_seed):
@@ -90,7 +92,7 @@ def test_a_chunk_stops_in_time_and_resume_continues_in_a_new_epoch(tmp_path):
     assert first.manifest["status"] == "complete" and len(first.manifest["sessions"]) == 1
     _record(out, 2)
     rec = load(out)
-    assert [s["id"] for s in rec.manifest["sessions"]] == [f"{v}-{s:02d}" for s, v in plan(2)]
+    assert [s["id"] for s in rec.manifest["sessions"]] == [f"{v}-{s:02d}" for s, v in plan(2, 2)]
     assert rec.manifest["chunks"] == [1, 7] and {o["epoch"] for o in rec.manifest["order"]} == {0, 1}
     ts = [o["t"] for o in rec.manifest["order"]]
     assert ts == sorted(ts)

@@ -35,7 +35,7 @@ def recorded(tmp_path_factory):
         recorder = LayersRecorder(out, lambda: server.openai_base_url, lambda epoch: epoch,
                                   live_provenance(server, "test_record_a5_3_real"), "local", log=lambda line: None)
         recorder.variants = ("free",)
-        recorder.manifest["runs"] = 1
+        recorder.manifest["runs"] = recorder.manifest["fix_runs"] = 1
         recorder.script["summary_max_tokens"] = 16
         recorder.record()
     return load(out)
