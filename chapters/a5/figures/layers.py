@@ -43,6 +43,15 @@ PARAPHRASES = (
 )
 
 
+# What the task is about: fixing negative temperatures. A summary that names it still carries the task.
+TASK_MARKERS = ("negative", "负")
+
+
+def mentions_task(text: str) -> bool:
+    """The summary still names what the task is about (TASK_MARKERS, case aside)."""
+    return any(marker in text.lower() for marker in TASK_MARKERS)
+
+
 def rule_in(text: str, rule: str) -> str | None:
     """``"verbatim"`` if ``text`` holds ``rule`` word for word, ``"paraphrase"`` if it says it in other
     words (PARAPHRASES), else None."""
@@ -68,6 +77,7 @@ class Layer:
     reaches_model: bool     # the rule is somewhere in what the next request holds
     completion_tokens: int
     truncated: bool         # the model was stopped at max_tokens
+    task: bool              # mentions_task(summary)
 
 
 def layers(rec: Recording) -> list[Layer]:
@@ -85,7 +95,8 @@ def layers(rec: Recording) -> list[Layer]:
             seen = "\n".join(m["content"] for m in session.messages(entry["id"]) if isinstance(m.get("content"), str))
             out.append(Layer(info["id"], info["variant"], info["seed"], depth, text, rule_in(text, rule),
                              rule in seen or rule_in(seen, rule) is not None,
-                             entry["response"]["usage"]["completion_tokens"], choice.get("finish_reason") == "length"))
+                             entry["response"]["usage"]["completion_tokens"], choice.get("finish_reason") == "length",
+                             mentions_task(text)))
     return out
 
 
@@ -97,6 +108,7 @@ class Share:
     in_summary: int     # summaries carrying the rule (word for word or paraphrased)
     verbatim: int       # ... word for word
     reaches_model: int  # runs in which the rule reaches the model after this compaction
+    task: int           # summaries that still name what the task is about
 
 
 def shares(rows: list[Layer]) -> list[Share]:
@@ -106,7 +118,8 @@ def shares(rows: list[Layer]) -> list[Share]:
             cell = [r for r in rows if r.variant == variant and r.depth == depth]
             if cell:
                 out.append(Share(variant, depth, len(cell), sum(r.in_summary is not None for r in cell),
-                                 sum(r.in_summary == "verbatim" for r in cell), sum(r.reaches_model for r in cell)))
+                                 sum(r.in_summary == "verbatim" for r in cell), sum(r.reaches_model for r in cell),
+                                 sum(r.task for r in cell)))
     return out
 
 
@@ -138,3 +151,19 @@ def layers_figure(cells: list[Share]) -> go.Figure:
     fig.update_layout(height=420, margin=dict(t=30, b=110), yaxis=dict(title="规矩还在的运行(%)", range=[-5, 105]),
                       legend=dict(orientation="h", y=-0.25, x=0))
     return fig
+
+
+def note(rec: Recording):
+    """The 口径 note of the figure: the live model writes the summaries, its template is inside its GGUF."""
+    from chapters.a5.figures.provenance import server_flags
+    from prefixlab.presenting.book import provenance_note
+
+    prov = rec.provenance
+    return provenance_note(
+        recording=f"data/recordings/{NAME}({rec.manifest['experiment']},助手的工具调用来自脚本;摘要由实时模型采样写出)",
+        model=f"{prov['model']['name']},sha256 {prov['model']['sha256'][:12]}…",
+        server=f"{prov['server']['package']} 的 llama-server,参数 {server_flags(rec)}",
+        tokenizer=prov["tokenizer"]["path"],
+        template=f"模型 GGUF 里自带的聊天模板(sha256 {prov['chat_template']['sha256'][:12]}…)",
+        date=rec.manifest["created"][:10],
+        rule="“规矩还在”按 chapters/a5/figures/layers.py 的判断:逐字,或可辨认的改写")
