@@ -40,12 +40,21 @@ all again. ``model_summariser(model, tools=...)`` offers the agent's tools, so
 the summary request starts with exactly what the last request started with and
 the server reads that part from its cache.
 
+What the summary keeps is the request's job, and a summary of a summary keeps only what the
+first one kept. ``SUMMARY_REQUEST`` asks in a few words; ``STRUCTURED_REQUEST`` (opt-in:
+``model_summariser(model, request=STRUCTURED_REQUEST)``) asks for a hand-off note in fixed
+sections, the user's rules first and word for word. ``Compactor(keep_user_messages=True)``
+(opt-in) does not trust the summary with what the user wrote: the user messages it replaces are
+kept word for word at the top of the summary message (the entry's ``userMessages``), and the next
+compaction carries them on, however its summary turns out.
+
 The compactor runs before the steps that build the system prompt: they see the
 new ``compaction`` entry, and the memory designs re-read AGENTS.md then (injection.py).
 
 The entry: ``{"type": "compaction", "message": <the summary message>,
 "firstKeptId": <the first kept message entry>, "tokensBefore": N}``, plus the
-summary call's ``request`` and ``response`` when a model wrote the summary.
+summary call's ``request`` and ``response`` when a model wrote the summary, and
+``userMessages`` (the texts kept word for word) when ``keep_user_messages`` is on.
 """
 from __future__ import annotations
 
@@ -63,6 +72,26 @@ SUMMARY_REQUEST = """\
 Summarise the conversation so far. You will continue the work from your summary alone, so keep:
 the user's task and constraints (quote them if short), what you did and found (files, commands,
 results), what you decided and why, and what is left to do. Answer with the summary only."""
+# A hand-off note in fixed sections (opt-in): the sections of pi's and Codex's compaction prompts,
+# the user's rules first and copied word for word, as Claude Code's asks for constraints.
+STRUCTURED_REQUEST = """\
+Write a hand-off note for another assistant who will continue this task from your note alone.
+Use exactly these sections, in this order:
+
+## Rules
+Every rule or constraint the user gave, copied word for word. If there are none, write (none).
+
+## Task
+What the user asked for.
+
+## Done
+What was done and found: files, commands, results.
+
+## Next
+What is left to do, in order.
+
+Answer with the note only."""
+USER_MESSAGES_HEADER = "The user's messages, word for word:"
 
 # Older messages (system prompt first) -> the summary: a text, or a model's reply to keep on record.
 Summariser = Callable[[list[dict]], str | ModelReply]
@@ -80,16 +109,16 @@ def threshold(window: int, reserve: int) -> int:
     return window - reserve
 
 
-def model_summariser(model, tools: list[dict] | None = None) -> Summariser:
-    """Ask ``model``: the messages it saw, then the request.
+def model_summariser(model, tools: list[dict] | None = None, request: str = SUMMARY_REQUEST) -> Summariser:
+    """Ask ``model``: the messages it saw, then ``request`` (``SUMMARY_REQUEST`` or ``STRUCTURED_REQUEST``).
 
     Without ``tools`` none are offered, so the answer is text, but the prompt no longer starts
     like the agent's (the chat template writes the tools into the system turn). With the agent's
     ``tools`` the prompt starts exactly as the agent's last request did, and a server with a
     prefix cache reads that part instead of computing it again."""
     def summarise(messages: list[dict]) -> ModelReply:
-        request = messages + [{"role": "user", "content": SUMMARY_REQUEST}]
-        return model.complete(request, tools) if tools else model.complete(request)
+        sent = messages + [{"role": "user", "content": request}]
+        return model.complete(sent, tools) if tools else model.complete(sent)
     return summarise
 
 
@@ -112,6 +141,7 @@ class Compactor:
     keep_rounds: int = KEEP_ROUNDS
     count_tokens: Callable[[list[dict]], int] = estimate_tokens
     max_messages: int | None = None  # also compact when the path holds more messages than this
+    keep_user_messages: bool = False  # keep the replaced user messages word for word above the summary
 
     def __post_init__(self):
         if self.keep_rounds < 1:
@@ -156,5 +186,31 @@ class Compactor:
             # Offered tools, a model may answer with a call and no text: only the text is a summary.
             summary = result.message.get("content") or ""
             call = {"request": result.request, "response": result.response}
-        message = {"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary.strip()}"}
-        return session.append("compaction", message=message, firstKeptId=kept[0][0], tokensBefore=tokens, **call)
+        if not self.keep_user_messages:
+            message = {"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary.strip()}"}
+            return session.append("compaction", message=message, firstKeptId=kept[0][0], tokensBefore=tokens,
+                                  **call)
+        users = replaced_user_messages(session, chat[:starts[-self.keep_rounds]])
+        quoted = "".join(f"{quote(text)}\n\n" for text in users)
+        message = {"role": "user",
+                   "content": f"{SUMMARY_HEADER}\n\n{USER_MESSAGES_HEADER}\n\n{quoted}{summary.strip()}"}
+        return session.append("compaction", message=message, firstKeptId=kept[0][0], tokensBefore=tokens,
+                              userMessages=users, **call)
+
+
+def quote(text: str) -> str:
+    """``text`` as a Markdown block quote: every line starts with ``>``."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def replaced_user_messages(session: Session, replaced: list[tuple[str, dict]]) -> list[str]:
+    """The user's own texts among the messages a compaction replaces, oldest first: those an earlier
+    compaction kept (its ``userMessages``), then the user messages after it (not tool results)."""
+    compactions = {e["id"]: e for e in session.entries if e.get("type") == "compaction"}
+    texts = []
+    for entry_id, message in replaced:
+        if entry_id in compactions:
+            texts += compactions[entry_id].get("userMessages", [])
+        elif message["role"] == "user" and isinstance(message.get("content"), str):
+            texts.append(message["content"])
+    return texts

@@ -3,8 +3,8 @@ import json
 import pytest
 
 from miniagent.agents_md import read_agents_md
-from miniagent.compaction import (SUMMARY_HEADER, SUMMARY_REQUEST, Compactor, estimate_tokens, model_summariser,
-                                  round_starts)
+from miniagent.compaction import (STRUCTURED_REQUEST, SUMMARY_HEADER, SUMMARY_REQUEST, USER_MESSAGES_HEADER,
+                                  Compactor, estimate_tokens, model_summariser, round_starts)
 from miniagent.loop import run_task
 from miniagent.memory import MemoryStore
 from miniagent.modes import for_mode
@@ -283,3 +283,31 @@ def test_a_summary_reply_without_text_gives_an_empty_summary_not_a_crash(tmp_pat
     model = ScriptedModel([tool_call("c9", "list_files", path=".") | {"content": None}])
     entry = Compactor(1, model_summariser(model)).compact(s, tokens=40)
     assert entry["message"] == {"role": "user", "content": f"{SUMMARY_HEADER}\n\n"}
+
+
+def test_the_structured_request_is_opt_in_and_sent_in_place_of_the_short_one(tmp_path):
+    s = _by_hand(tmp_path, 3)
+    model = ScriptedModel([answer("## Rules\n(none)")])
+    entry = Compactor(1, model_summariser(model, request=STRUCTURED_REQUEST)).compact(s, tokens=40)
+    assert model.requests[0][-1] == {"role": "user", "content": STRUCTURED_REQUEST}
+    assert entry["message"] == summary("## Rules\n(none)") and "userMessages" not in entry
+    assert STRUCTURED_REQUEST.index("## Rules") < STRUCTURED_REQUEST.index("## Task")  # rules first
+
+
+def test_kept_user_messages_survive_every_compaction_word_for_word_whatever_the_summary_says(tmp_path):
+    summarise = Summaries("S1", "S2", "S3")
+    compactor = Compactor(5, summarise, keep_rounds=1, count_tokens=len, keep_user_messages=True)
+    _, requests, session, _ = _run(tmp_path, _files(4), compactor, task="fix it\nnever touch the tests")
+    entries = _compactions(session)
+    assert len(entries) == 3 and all(e["userMessages"] == ["fix it\nnever touch the tests"] for e in entries)
+    last = requests[-1][1]["content"]  # the third summary message, after two summaries of summaries
+    assert last == (f"{SUMMARY_HEADER}\n\n{USER_MESSAGES_HEADER}\n\n> fix it\n> never touch the tests\n\nS3")
+    assert summarise.seen[1][1]["content"].endswith("S1")  # the second summary call sees the first summary
+
+
+def test_without_keeping_user_messages_the_task_lives_only_in_the_summary(tmp_path):
+    summarise = Summaries("S1", "S2", "S3")
+    _, requests, session, _ = _run(tmp_path, _files(4), Compactor(5, summarise, keep_rounds=1, count_tokens=len),
+                                   task="never touch the tests")
+    assert not any("never touch" in m.get("content", "") for m in requests[-1])
+    assert all("userMessages" not in e for e in _compactions(session))

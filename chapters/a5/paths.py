@@ -14,3 +14,4 @@ REPO_OVERLAY = A5_DATA / "repo-overlay"
 OVERFLOW_DIR = A5_DATA / "overflow"              # A5·1 (a prompt over the server's context): the script
 MASKING_DIR = A5_DATA / "masking"                # A5·2 (masking old tool outputs): the script
 TRIGGERS_DIR = A5_DATA / "triggers"              # A5·1 (when to compact) and A5·4 (the summary call): the script
+LAYERS_DIR = A5_DATA / "layers"                  # A5·3 (what summaries keep, layer after layer): the script

@@ -27,6 +27,7 @@ import json
 import posixpath
 import re
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 
@@ -43,7 +44,7 @@ HERE = "你在这里"
 HIDDEN = "?"  # in place of a number the reader has not measured yet
 AT_CHOICES = ("first", "last", "all", "compaction", "after_compaction", "system_change")
 MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
-            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries")
+            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries", "reply_with_rule")
 
 
 class MapError(ValueError):
@@ -157,8 +158,9 @@ def check_query(query: dict, where: str) -> None:
         if key not in query:
             raise MapError(f"{where}: the query has no {key!r}")
     at = str(query["at"])
-    if at not in AT_CHOICES and not re.fullmatch(r"(round|turn) \d+", at):
-        raise MapError(f"{where}: unknown 'at' {at!r}; choose one of {', '.join(AT_CHOICES)}, 'round N' or 'turn N'")
+    if at not in AT_CHOICES and not re.fullmatch(r"(round|turn|compaction) \d+", at):
+        raise MapError(f"{where}: unknown 'at' {at!r}; choose one of {', '.join(AT_CHOICES)}, 'round N', 'turn N' "
+                       "or 'compaction N'")
     if query["measure"].split()[0] not in MEASURES:
         raise MapError(f"{where}: unknown measure {query['measure']!r}; choose one of {', '.join(MEASURES)}")
 
@@ -170,7 +172,7 @@ def _recording(name: str) -> Recording:
 
 def select(recording: Recording, sessions: list[str], at: str) -> list[Call]:
     """The calls of ``sessions`` (in recorded order) that ``at`` picks."""
-    calls = [c for c in recording.calls if c.session in sessions]
+    calls = [c for c in recording.calls if any(fnmatchcase(c.session, s) for s in sessions)]  # "free-*"
     if not calls:
         raise MapError(f"{recording.path.name}: no calls in session(s) {sessions}")
     if at == "all":
@@ -184,6 +186,13 @@ def select(recording: Recording, sessions: list[str], at: str) -> list[Call]:
     elif at.startswith("turn "):  # the first call of the N-th user request: a call sends one user message per request
         picked = [c for c in calls if sum(1 for m in c.request["messages"] if m.get("role") == "user")
                   == int(at.split()[1])][:1]
+    elif at.startswith("compaction "):  # the N-th summary call of every selected session
+        n, seen, picked = int(at.split()[1]), {}, []
+        for c in calls:
+            if c.kind == "compaction":
+                seen[c.session] = seen.get(c.session, 0) + 1
+                if seen[c.session] == n:
+                    picked.append(c)
     elif at == "compaction":
         picked = [c for c in calls if c.kind == "compaction"][:1]
     elif at == "after_compaction":
@@ -204,6 +213,12 @@ def _rule(recording: Recording) -> str:
     return rule
 
 
+def _reply_text(call: Call) -> str:
+    """The text the server answered a call with ("" for none)."""
+    choices = (call.response or {}).get("choices") or [{}]
+    return choices[0].get("message", {}).get("content") or ""
+
+
 def _rule_tokens(recording: Recording, call: Call) -> int:
     att = calculator.prepare(recording).attributions[call.seq]
     return sum(o.tokens for o in composition.find(att, _rule(recording), call.request["messages"]))
@@ -222,6 +237,8 @@ def evaluate(query: dict):
         return len(calls) - 1
     if measure == "with_rule":
         return sum(1 for c in calls if _rule_tokens(recording, c) > 0)
+    if measure == "reply_with_rule":  # summaries (or replies) that hold the manifest's rule word for word
+        return sum(1 for c in calls if _rule(recording) in _reply_text(c))
     if measure == "full_reuse":
         return sum(1 for a, b in zip(calls, calls[1:]) if b.cached_tokens == a.prompt_tokens)
     if len(calls) != 1:

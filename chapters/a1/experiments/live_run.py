@@ -36,19 +36,17 @@ from miniagent.system_message import FixedPrompt
 from miniagent.text_calls import lift_text_calls
 from miniagent.tools import Toolbox
 
-from prefixlab.paths import DATA, REPO_ROOT, TOY_REPO
+from prefixlab.paths import DATA, TOY_REPO
+from prefixlab.recording.live import SERVER_ARGS, TOKENIZER, live_provenance  # noqa: F401 (TOKENIZER: the tests use it)
 from prefixlab.recording.recorder import Recorder, command_line, run_recording
 from prefixlab.recording.repository import Repository
-from prefixlab.serving.server import sha256_file
 
 EXPERIMENT = "A1-live"
 LIVE_DIR = DATA / "a1" / "live"
 BETTER_PROMPT_FILE = LIVE_DIR / "system-prompt.txt"
-TOKENIZER = DATA / "tokenizers" / "qwen2.5-coder-0.5b-instruct.tokenizer.json"  # derived from the GGUF
 TASK = "Run the checks of this repository (python tools/check.py) and fix what fails."
 MAX_ROUNDS = 8
 PARAMS = {"temperature": 0, "max_tokens": 128}
-SERVER_ARGS = ["-t", "1"]
 
 
 class LivePolicy:
@@ -95,29 +93,6 @@ class LiveRecorder(Recorder):
         for variant in self.on_fresh_servers(label="session"):
             self.run(variant)
         return self.finish()
-
-
-def live_provenance(server, command: str) -> dict:
-    """What the recording must say about the server, the model, its template and the tokenizer."""
-    import platform
-
-    from prefixlab.serving.models import LIVE
-    from prefixlab.serving.state_size import kv_state_size
-
-    prov = server.provenance()
-    return {
-        "server": {"kind": "llama-server", "restarts": True, **prov["server"], "flags": prov["flags"],
-                   "props": prov["props"], "platform": prov["platform"],
-                   "kv_state": kv_state_size(server.binary, server.model, server.cache, server.log)},
-        "model": {"name": LIVE.description, **prov["model"]},
-        # the template inside the GGUF, as the server reported it (GET /props)
-        "chat_template": {"path": None, "sha256": prov["chat_template"]["sha256"],
-                          "text": prov["chat_template"]["text"],
-                          "server_uses_same_text": prov["chat_template"]["server_uses_same_text"]},
-        "tokenizer": {"path": str(TOKENIZER.relative_to(REPO_ROOT)), "sha256": sha256_file(TOKENIZER)},
-        "recorder": {"python": platform.python_version(), "platform": platform.platform(terse=True),
-                     "command": command},
-    }
 
 
 def main(argv=None, prog: str = "python -m prefixlab record a1-live") -> int:

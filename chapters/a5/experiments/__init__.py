@@ -7,6 +7,7 @@ One module per lesson (the map below); ``EXPERIMENTS`` registers them for ``pyth
 ``tool_output_masking``   A5·2  old tool outputs cut (0/256), not cut, or a placeholder                 record a5-2
 ``compaction_triggers``   A5·1  one task compacted never, every N messages, at the window less a reserve  record a5-1-triggers
 ``summary_call``          A5·4  the summary call starting like the agent's prompt (offering its tools)  record a5-4
+``layered_summaries``     A5·3  the live model's summaries, 1-3 deep: does the rule survive?            record a5-3
 """
 from prefixlab.recording.experiments import Experiment
 
@@ -22,4 +23,6 @@ EXPERIMENTS = [
                f"{__name__}.compaction_triggers", {"a5-1-triggers-smollm2-llamacpp": "."}),
     Experiment("a5-4", "a5", "A5·4 摘要请求沿用 agent 的前缀(约 2 分钟)",
                f"{__name__}.summary_call", {"a5-4-summary-call-smollm2-llamacpp": "."}),
+    Experiment("a5-3", "a5", "A5·3 摘要的摘要:规矩还在吗(实时模型写摘要;分批录,每批 --minutes 分钟)",
+               f"{__name__}.layered_summaries", {"a5-3-layers-qwen2.5-coder-0.5b-llamacpp": "."}),
 ]

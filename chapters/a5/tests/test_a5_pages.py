@@ -6,8 +6,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from chapters.a5.exercises import a5_1, a5_2, a5_4
-from chapters.a5.figures import masking, summary_call
+from chapters.a5.exercises import a5_1, a5_2, a5_3, a5_4
+from chapters.a5.figures import layers, masking, summary_call
 from prefixlab.cache import calculator
 from prefixlab.paths import RECORDINGS
 from prefixlab.presenting.answers import ASK
@@ -26,7 +26,7 @@ def test_every_a5_recording_is_in_the_chapter_table():
     names = {exp.recorder.experiment for exp in experiments().values() if exp.chapter == "a5"}
     recordings = [p.name for p in find_recordings()
                   if json.loads((p / "manifest.json").read_text(encoding="utf-8"))["experiment"] in names]
-    assert len(recordings) >= 7
+    assert len(recordings) >= 8
     nb = nbformat.read(BOOK / "index.ipynb", as_version=4)
     table = next(c for c in nb.cells if c.cell_type == "code" and "LESSON_OF" in c.source)
     shown = "".join(o["data"]["text/plain"] for o in table.outputs if "data" in o)
@@ -44,7 +44,13 @@ def _answers():
     anthropic = next(r.read for r in calculator.analyze(recs4["separate"], "anthropic", sessions="reserve",
                                                         model=a5_4.ANTHROPIC_MODEL)
                      if recs4["separate"].calls[r.seq].kind == "compaction")
+    rows3 = layers.layers(layers.recording())
+    cells3 = layers.shares(rows3)
     return {
+        "a5-3-layered-summaries.ipynb": [
+            (lambda g: a5_3.check_verbatim(cells3, g), layers.share(cells3, "structured", a5_3.DEPTH).verbatim),
+            (lambda g: a5_3.check_truncated(rows3, g),
+             sum(1 for r in rows3 if r.variant == "structured" and r.truncated))],
         "a5-1-when-to-compact.ipynb": [
             (lambda g: a5_1.check_after_refusal(overflow, g), overflow.session_calls("retry")[0].cached_tokens),
             (lambda g: a5_1.check_threshold("pi", 200_000, g), 200_000 - a5_1.PI_RESERVE_TOKENS),
