@@ -1,0 +1,11 @@
+"""Chapter A2 工具:模型怎么动手: the code only its lessons use (pages: book/a2/, labs: labs/a2/, data: data/a2/).
+
+``experiments`` what the lessons measure: ``call_shapes`` (A2·1: malformed calls per shape with the live
+                model, and what one retry costs; a measurement, not a recording)
+``tool_blocks`` the tool block of a request, rendered offline by a chat template and counted with the real
+                tokenizer (A2·1, A2·2): where it sits, how many tokens it takes, what it costs in a session
+``figures``     what the lessons draw (plotly figures work without a kernel)
+``exercises``   the exercise checkers, one module per lesson: ``a2_1``, ``a2_2``, ``a2_3``
+``paths``       where the chapter's data is (data/a2/)
+``tests``       the chapter's tests
+"""

@@ -1,0 +1,2 @@
+"""Chapter A2's lab helpers (labs/a2/).
+"""
