@@ -6,6 +6,7 @@
                 tokenizer (A2·1, A2·2): where it sits, how many tokens it takes, what it costs in a session
 ``figures``     what the lessons draw (plotly figures work without a kernel)
 ``exercises``   the exercise checkers, one module per lesson: ``a2_1``, ``a2_2``, ``a2_3``
+``lab``         the lab's helpers (labs/a2/)
 ``paths``       where the chapter's data is (data/a2/)
 ``tests``       the chapter's tests
 """
