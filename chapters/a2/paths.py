@@ -13,3 +13,7 @@ TOOL_SETS = A2_DATA / "tool-sets.yml"                     # A2·2: bash only, fo
 LIVE_RECORDING = RECORDINGS / "a1-live-qwen2.5-coder-0.5b-llamacpp"  # its manifest holds the live template
 LIVE_TOKENIZER = DATA / "tokenizers" / "qwen2.5-coder-0.5b-instruct.tokenizer.json"
 TOOL_BLOCKS = A2_DATA / "tool-blocks.json"                # A2·1, A2·2: tool blocks counted offline (tool_blocks.py)
+RETRY_SCRIPT = A2_DATA / "retry" / "script.yml"           # A2·1: the scripted sessions of the retry recording
+TOOL_SETS_SCRIPT = A2_DATA / "tool-sets" / "script.yml"   # A2·2: the scripted sessions of the tool-set recording
+RETRY_RECORDING = RECORDINGS / "a2-1-retry-smollm2-llamacpp"
+TOOL_SETS_RECORDING = RECORDINGS / "a2-2-tool-sets-smollm2-llamacpp"

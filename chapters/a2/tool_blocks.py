@@ -108,6 +108,12 @@ def tool_set(name: str) -> list[dict]:
     return [definition(t["name"], t["description"], t.get("params") or {}) for t in sets[name]["tools"]]
 
 
+def tool_set_handlers(name: str) -> dict[str, str | None]:
+    """Offered name -> the miniagent tool that carries the call out (None: offered only)."""
+    tool_set(name)  # an unknown name raises
+    return {t["name"]: t.get("handler") for t in _sets()["sets"][name]["tools"]}
+
+
 def tool_set_info(name: str) -> dict:
     return {k: v for k, v in _sets()["sets"][name].items() if k != "tools"}
 
