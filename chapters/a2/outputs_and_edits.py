@@ -29,8 +29,8 @@ BIG = A2_DATA / "big" / "station-log.csv"
 BIG_PATH = "logs/station-log.csv"        # where the lesson's sessions put it in the repository
 NEEDLE = "ERR"                            # the one failed reading, in the middle of the file
 EDITS = {
-    "convert.py": (TOY_REPO / "units" / "convert.py", "units/convert.py", r"^\s*(\d+", r"^\s*(-?\d+"),
-    "tools.py": (A2_DATA / "edit" / "tools.py", "miniagent/tools.py",
+    "convert": (TOY_REPO / "units" / "convert.py", "units/convert.py", r"^\s*(\d+", r"^\s*(-?\d+"),
+    "tools": (A2_DATA / "edit" / "tools.py", "miniagent/tools.py",
                  "OUTPUT_LIMIT = 8000", "OUTPUT_LIMIT = 12000"),
 }
 
@@ -60,7 +60,7 @@ def outputs() -> dict:
     return {"file": str(BIG.relative_to(A2_DATA.parent)), "lines": len(text.splitlines()), "chars": len(text),
             "needle_line": next(i for i, line in enumerate(text.splitlines(), 1) if NEEDLE in line),
             "output_limit": OUTPUT_LIMIT,
-            "whole": {"tokens": text_tokens(text), "tokens_live": text_tokens(text, "live"), "has_needle": NEEDLE in text},
+            "whole": {"tokens": text_tokens(text), "has_needle": NEEDLE in text},
             "capped": {"tokens": text_tokens(capped), "has_needle": NEEDLE in capped,
                        "cut_chars": len(text) - OUTPUT_LIMIT},
             "paged": {"tokens": text_tokens(first_page), "has_needle": NEEDLE in first_page,
@@ -72,7 +72,7 @@ def edits() -> dict:
     for name, (source, path, old, new) in EDITS.items():
         text = source.read_text(encoding="utf-8")
         assert text.count(old) == 1, f"{name}: the old text must occur once"
-        out[name] = {"lines": len(text.splitlines()),
+        out[name] = {"file": path.rsplit("/", 1)[-1], "lines": len(text.splitlines()),
                      "write_file": call_tokens("write_file", {"path": path, "content": text.replace(old, new)}),
                      "edit_file": call_tokens("edit_file", {"path": path, "old": old, "new": new})}
         out[name]["ratio"] = round(out[name]["write_file"] / out[name]["edit_file"], 1)

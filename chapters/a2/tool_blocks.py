@@ -178,7 +178,7 @@ def measure() -> dict:
             "tools": len(tool_set(name)), "block_tokens": block,
             "block_tokens_live": block_tokens(SYSTEM, tool_set(name), model="live"),
             "requests": len(rows), "session_prompt_tokens": total, "session_block_tokens": block * len(rows),
-            "share_percent": round(100 * block * len(rows) / total, 1), "cost": cloud_cost(block, len(rows))}
+            "share_percent": round(100 * block * len(rows) / total), "cost": cloud_cost(block, len(rows))}
     return out
 
 

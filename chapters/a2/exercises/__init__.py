@@ -2,4 +2,5 @@
 chapter's data (or a rendered prompt), never stores it, and prints it only once the reader's answer is right.
 
 ``a2_1``  A2·1: the tool block's tokens; what the retry of a malformed call costs
+``a2_3``  A2·3: pages until a line in the middle, and their tokens
 """

@@ -102,14 +102,26 @@ def request_body(shape: str, task: str, definitions: list[dict]) -> dict:
     return {"messages": [{"role": "system", "content": system}, {"role": "user", "content": task}]}
 
 
+def check_call(name, args, schemas: dict) -> str | None:
+    """Why the call ``name(args)`` could not run as miniagent's toolbox runs it, or None if it could."""
+    if name not in schemas:
+        return "unknown_tool"
+    problem = schema_problem(args, schemas[name])
+    extra = set(args) - set(schemas[name]["properties"]) if isinstance(args, dict) else set()
+    if problem or extra:  # an argument the handler does not take fails when it runs (Toolbox.call)
+        return "bad_arguments"
+    return None
+
+
 def classify(shape: str, message: dict, definitions: list[dict]) -> dict:
-    """usable / malformed, why, the call, and (native) whether the text held a call the lenient parser finds."""
+    """usable / malformed and why, the call, and (native) whether the lenient parser finds a usable call."""
     schemas = {d["function"]["name"]: d["function"]["parameters"] for d in definitions}
     native = message.get("tool_calls") or []
     text_calls, _ = find_text_calls(message.get("content") or "", set(schemas))
+    lifted = bool(text_calls) and check_call(*text_calls[0], schemas) is None
     if shape == "native":
         if not native:
-            return {"usable": False, "why": "no_native_call", "call": None, "lifted": bool(text_calls)}
+            return {"usable": False, "why": "no_native_call", "call": None, "lifted": lifted}
         call = native[0]["function"]
         try:
             args = json.loads(call.get("arguments") or "{}") if isinstance(call.get("arguments"), str) \
@@ -121,12 +133,8 @@ def classify(shape: str, message: dict, definitions: list[dict]) -> dict:
         if not text_calls:
             return {"usable": False, "why": "no_call_found", "call": None, "lifted": False}
         name, args = text_calls[0]
-    if name not in schemas:
-        return {"usable": False, "why": "unknown_tool", "call": name, "lifted": False}
-    problem = schema_problem(args, schemas[name])
-    if problem:
-        return {"usable": False, "why": "bad_arguments", "call": name, "problem": problem, "lifted": False}
-    return {"usable": True, "why": None, "call": name, "arguments": args, "lifted": False}
+    why = check_call(name, args, schemas)
+    return {"usable": why is None, "why": why, "call": name, "lifted": False}
 
 
 def usage_of(reply: dict) -> dict:
@@ -197,9 +205,21 @@ def run(minutes: float, seeds: int, rows: Path = ROWS, log=print) -> int:
     return 0
 
 
+def reclassified(row: dict, definitions: list[dict]) -> dict:
+    """``row`` sorted again from the reply it stores (so a refined rule applies to every row alike)."""
+    def sort(reply: dict) -> dict:
+        message = {"content": reply["content"], "tool_calls": reply["tool_calls"]}
+        return {**reply, **classify(row["shape"], message, definitions)}
+    out = sort(row)
+    if row["retry"]:
+        out["retry"] = sort(row["retry"])
+    return out
+
+
 def summarize(rows: Path = ROWS) -> dict:
     """Per shape: samples, usable, malformed (and why), malformed per 100, the retries and what they cost."""
-    all_rows = [json.loads(line) for line in rows.read_text().splitlines()]
+    definitions = four_definitions(Workspace(TOY_REPO))
+    all_rows = [reclassified(json.loads(line), definitions) for line in rows.read_text().splitlines()]
     server = json.loads((rows.parent / "server.json").read_text())
     out = {"what": "A2·1: malformed tool calls per shape, live model (chapters/a2/experiments/call_shapes.py)",
            "first": min(r["at"] for r in all_rows), "last": max(r["at"] for r in all_rows),
@@ -215,6 +235,7 @@ def summarize(rows: Path = ROWS) -> dict:
             "samples": len(rs), "usable": len(rs) - len(bad), "malformed": len(bad),
             "malformed_per_100": round(100 * len(bad) / len(rs)) if rs else None,
             "why": why, "lifted": sum(1 for r in bad if r.get("lifted")),
+            "retry_lifted": sum(1 for r in retried if r.get("lifted")),
             "retries": len(retried), "retry_usable": sum(1 for r in retried if r["usable"]),
             "retry_prompt_tokens": sum(r["prompt_tokens"] for r in retried),
             "retry_cached_tokens": sum(r["cached_tokens"] or 0 for r in retried),
