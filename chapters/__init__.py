@@ -2,6 +2,8 @@
 
 ``a1``   A1 一个循环 (from one chat request to the loop on tool_calls; what twenty rounds cost; limits
          and the usage ledger)
+``a2``   A2 工具:模型怎么动手 (the two shapes of a tool call and the live model's malformed calls; how
+         many tools a request carries; big outputs paged, exact-string edits and their failures)
 ``a3``   A3 工作区:让它动手,又不让它闯祸 (paths and commands that try to escape the workspace,
          measured on the reader's machine; approval policies)
 ``a4``   A4 提示词的形状与前缀缓存 (the prefix cache from scratch: one token changed at position p)

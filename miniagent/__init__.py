@@ -20,6 +20,14 @@ A1 the loop
   session.py         the conversation as an append-only tree of entries in a file (its
                      forks are A6·4's) -> Session
 
+A2 tools
+  paging.py          opt-in (with_paging): a big file or command output comes back one
+                     page at a time, with where the rest is; a long command output is
+                     saved whole in the workspace to page through -> with_paging, Pager
+  edit_guard.py      opt-in (with_edit_guard): edit_file and write_file refuse a file
+                     the model has not read as it is now; failed edits say how to fix
+                     the call -> with_edit_guard, EditGuard
+
 A3 the workspace
   tools.py           (again) paths checked before any file is touched; a command in its
                      own process group, killed whole at the timeout with whatever left

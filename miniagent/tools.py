@@ -177,6 +177,7 @@ class Workspace:
         if not self.root.is_dir():
             raise ToolError(f"workspace {self.root} is not a directory")
         self.command_timeout = check_timeout(command_timeout)
+        self.output_limit = OUTPUT_LIMIT  # characters of a command's output returned (paging.py raises it)
 
     def resolve(self, path: str) -> Path:
         """The real path of ``path`` inside the workspace, or a ToolError."""
@@ -269,10 +270,11 @@ class Workspace:
             kill_marked(run_id)  # what left the group with setsid still carries the run's mark
         proc.wait()
         if not exited:
-            return output.capped(f"\n[timed out after {self.command_timeout:g} s; the command was killed]")
+            return output.capped(f"\n[timed out after {self.command_timeout:g} s; the command was killed]",
+                                 self.output_limit)
         held = "" if eof else (f"\n[a process the command started still held the output open after "
                                f"{self.command_timeout:g} s; stopped reading]")
-        return output.capped(f"\n[exit code {proc.returncode}]{held}")
+        return output.capped(f"\n[exit code {proc.returncode}]{held}", self.output_limit)
 
 
 def read_output(pipe, output: OutputBuffer, deadline: float) -> bool:

@@ -154,6 +154,13 @@ def load_map(path: Path) -> EvolutionMap:
 # -- queries over a recording -----------------------------------------------------------------------
 
 def check_query(query: dict, where: str) -> None:
+    if "data" in query:  # a number measured outside a recording: a key of a JSON file under data/
+        for key in ("data", "key"):
+            if not isinstance(query.get(key), str) or not query[key]:
+                raise MapError(f"{where}: a data query needs 'data' (a JSON file under data/) and 'key' (a.b.c)")
+        if set(query) - {"data", "key"}:
+            raise MapError(f"{where}: a data query has only 'data' and 'key', not {sorted(set(query) - {'data', 'key'})}")
+        return
     for key in ("recording", "session", "at", "measure"):
         if key not in query:
             raise MapError(f"{where}: the query has no {key!r}")
@@ -224,9 +231,26 @@ def _rule_tokens(recording: Recording, call: Call) -> int:
     return sum(o.tokens for o in composition.find(att, _rule(recording), call.request["messages"]))
 
 
+def _data_value(query: dict):
+    """The value at ``key`` (dotted) in the JSON file ``data`` under data/."""
+    path = DATA / query["data"]
+    if not path.is_file():
+        raise MapError(f"no data file {path}")
+    value = json.loads(path.read_text(encoding="utf-8"))
+    for part in query["key"].split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise MapError(f"{query['data']}: no key {query['key']!r} (stopped at {part!r})")
+        value = value[part]
+    if isinstance(value, (dict, list)):
+        raise MapError(f"{query['data']}: {query['key']!r} is not a number or a word")
+    return value
+
+
 def evaluate(query: dict):
-    """The value a query asks for (int, or bool for ``note_in_system``)."""
+    """The value a query asks for (int, or bool for ``note_in_system``; a data query: what the file holds)."""
     check_query(query, "query")
+    if "data" in query:
+        return _data_value(query)
     recording = _recording(query["recording"])
     sessions = query["session"] if isinstance(query["session"], list) else [query["session"]]
     calls = select(recording, sessions, str(query["at"]))
@@ -382,6 +406,8 @@ class MapView:
 
 
 def _describe(query: dict) -> str:
+    if "data" in query:
+        return f"data/{query['data']} · {query['key']}"
     sessions = query["session"] if isinstance(query["session"], list) else [query["session"]]
     return f"{query['recording']} · {'+'.join(sessions)} · {query['at']} · {query['measure']}"
 

@@ -1,0 +1,16 @@
+"""Chapter A2's experiments: what each lesson measures.
+
+``call_shapes``   A2·1  malformed tool calls per 100 under the native and the text shape, live model;
+                        one bounded retry and its cost. A measurement written to data/a2/ (not a
+                        recording): ``python -m chapters.a2.experiments.call_shapes run`` then ``summary``
+``retry``         A2·1  a malformed call retried once, a call with a wrong argument, a clean run   record a2-1
+``tool_sets``     A2·2  one task with bash only, pi's four tools, fifteen tools                     record a2-2
+"""
+from prefixlab.recording.experiments import Experiment
+
+EXPERIMENTS = [
+    Experiment("a2-1", "a2", "A2·1 写坏的调用重试一次、参数错的调用、干净的一遍(约 1 分钟)",
+               f"{__name__}.retry", {"a2-1-retry-smollm2-llamacpp": "."}),
+    Experiment("a2-2", "a2", "A2·2 同一个任务:只有 bash、四个工具、十五个工具(约 1 分钟)",
+               f"{__name__}.tool_sets", {"a2-2-tool-sets-smollm2-llamacpp": "."}),
+]

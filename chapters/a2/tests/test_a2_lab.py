@@ -1,0 +1,37 @@
+"""The A2 lab: the tool block of the chosen tools, counted offline; bad settings get a Chinese message."""
+import json
+
+import pytest
+
+from chapters.a2.lab.tool_block import ToolBlockApp, ToolBlockLab
+from chapters.a2.paths import TOOL_BLOCKS
+
+
+@pytest.fixture(scope="module")
+def lab():
+    return ToolBlockLab()
+
+
+def test_pi_s_four_tools_give_the_lesson_s_number(lab):
+    pi = json.loads(TOOL_BLOCKS.read_text(encoding="utf-8"))["a2_2"]["sets"]["pi"]["block_tokens"]
+    assert lab.describe(["read", "bash", "edit", "write"], "course", 20).startswith(
+        f"课程服务器(SmolLM2,Qwen3 模板):4 个工具,工具块 {pi:,} 个 token / 请求")
+
+
+def test_no_tool_is_no_block(lab):
+    assert lab.describe([], "course").startswith("一个工具也没选")
+
+
+@pytest.mark.parametrize("args, message", [((["grep", "sed"],), "没有这个工具:sed"), ((["read"], "big"), "模型只能是"),
+                                           ((["read"], "course", 0), "请求数要是正整数")])
+def test_bad_settings_are_refused_in_chinese(lab, args, message):
+    with pytest.raises(ValueError, match=message):
+        lab.describe(*args)
+
+
+def test_the_app_shows_the_block_and_never_crashes(lab):
+    app = ToolBlockApp(lab)
+    app.show.value = True
+    assert "# Tools" in app.panel.value
+    app.names.value = ()
+    assert "一个工具也没选" in app.panel.value
