@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
-from .loop import Limits, Log, Model, run_task
+from .loop import Limits, Log, Model, Step, run_task
 from .model import ModelError
 from .session import Session, new_entry_id, usage_ledger
 from .system_message import FixedPrompt
@@ -110,12 +110,15 @@ class ChildAgents:
     children start, grandchildren included: one count for the whole tree).
     ``system``: a fresh child's system prompt (default: the parent's system message at that moment).
     ``toolbox``: the tools a child gets (set by ``add_children``: the parent's, this tool included).
+    ``steps_for(number, mode)``: steps a child's loop runs before its system prompt's (e.g. a Compactor).
     """
 
     def __init__(self, session: Session, model_for: Callable[[int, str], Model], *,
                  limits: ChildLimits | None = None, level: int = 0, system: str | None = None,
-                 log: Log = lambda line: None, started: list[int] | None = None):
+                 steps_for: Callable[[int, str], Sequence[Step]] | None = None, log: Log = lambda line: None,
+                 started: list[int] | None = None):
         self.session, self.model_for, self.level, self.system, self.log = session, model_for, level, system, log
+        self.steps_for = steps_for
         self.limits = limits or ChildLimits()
         self.toolbox = None
         self.started = started if started is not None else [0]  # children started in the whole tree
@@ -151,13 +154,16 @@ class ChildAgents:
         for message in history:
             child.append("message", message=message)
         grandchildren = ChildAgents(child, self.model_for, limits=self.limits, level=self.level + 1,
-                                    system=self.system, log=self.log, started=self.started)
+                                    system=self.system, steps_for=self.steps_for, log=self.log,
+                                    started=self.started)
         grandchildren.toolbox = with_child_tool(self.toolbox, grandchildren)
+        model = self.model_for(number, mode)
+        extra = list(self.steps_for(number, mode)) if self.steps_for else []
         self.log(f"  child {number} ({mode}) starts: {folder.name}/{child.path.name}")
         status = "done"
         try:
-            report = run_task(brief, model=self.model_for(number, mode), toolbox=grandchildren.toolbox,
-                              session=child, steps=[FixedPrompt(system)], limits=self.limits.limits,
+            report = run_task(brief, model=model, toolbox=grandchildren.toolbox,
+                              session=child, steps=[*extra, FixedPrompt(system)], limits=self.limits.limits,
                               log=lambda line: self.log(f"    {line}"))
         except ModelError as err:
             status, report = "failed", f"the child failed: {err}"
@@ -182,7 +188,7 @@ def with_child_tool(toolbox, agents: ChildAgents):
 
 def add_children(toolbox, session: Session, model_for: Callable[[int, str], Model], **options) -> ChildAgents:
     """The ``spawn_agent`` tool for an agent writing ``session``: hand ``agents.toolbox`` to ``run_task``.
-    ``options``: ChildAgents' keywords (limits, system, log)."""
+    ``options``: ChildAgents' keywords (limits, system, steps_for, log)."""
     agents = ChildAgents(session, model_for, **options)
     agents.toolbox = with_child_tool(toolbox, agents)
     return agents

@@ -43,7 +43,8 @@ HERE = "你在这里"
 HIDDEN = "?"  # in place of a number the reader has not measured yet
 AT_CHOICES = ("first", "last", "all", "compaction", "after_compaction", "system_change")
 MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
-            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries")
+            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries",
+            "peak_prompt_tokens", "total_prompt_tokens", "total_recomputed")
 
 
 class MapError(ValueError):
@@ -224,6 +225,12 @@ def evaluate(query: dict):
         return sum(1 for c in calls if _rule_tokens(recording, c) > 0)
     if measure == "full_reuse":
         return sum(1 for a, b in zip(calls, calls[1:]) if b.cached_tokens == a.prompt_tokens)
+    if measure == "peak_prompt_tokens":  # the longest request among the selected calls
+        return max(c.prompt_tokens for c in calls)
+    if measure == "total_prompt_tokens":
+        return sum(c.prompt_tokens for c in calls)
+    if measure == "total_recomputed":
+        return sum(c.prompt_tokens - c.cached_tokens for c in calls)
     if len(calls) != 1:
         raise MapError(f"measure {measure!r} needs one call; 'at: {query['at']}' selects {len(calls)}")
     call = calls[0]
