@@ -41,7 +41,7 @@ from .book.glue import glue_text, shown
 
 HERE = "你在这里"
 HIDDEN = "?"  # in place of a number the reader has not measured yet
-AT_CHOICES = ("first", "last", "all", "compaction", "after_compaction", "system_change")
+AT_CHOICES = ("first", "last", "all", "compaction", "compactions", "after_compaction", "system_change")
 MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
             "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries",
             "peak_prompt_tokens", "total_prompt_tokens", "total_recomputed")
@@ -187,6 +187,8 @@ def select(recording: Recording, sessions: list[str], at: str) -> list[Call]:
                   == int(at.split()[1])][:1]
     elif at == "compaction":
         picked = [c for c in calls if c.kind == "compaction"][:1]
+    elif at == "compactions":  # every summary request
+        picked = [c for c in calls if c.kind == "compaction"]
     elif at == "after_compaction":
         first = next((i for i, c in enumerate(calls) if c.kind == "compaction"), None)
         picked = [c for c in calls[first + 1:] if c.kind == "model_call"][:1] if first is not None else []
