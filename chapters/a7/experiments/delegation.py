@@ -103,7 +103,7 @@ class DelegationRecorder(Recorder):
                          keep_rounds=s["keep_rounds"], count_tokens=exact_counter(tools))
 
     def run_parent(self, sid: str, turns: list[dict], children_turns: dict[int, list[dict]], *,
-                   compact: bool, info: dict) -> Session:
+                   compact: bool, info: dict, child_rounds: int = CHILD_ROUNDS, allow_stopped: bool = False) -> Session:
         """One parent session: ``turns`` scripted; child n (1, 2, ...) answers ``children_turns[n]``."""
         workspace, memory = self.fresh_copy(sid)
         session = Session.open(self.out / f"{sid}.jsonl")
@@ -118,7 +118,7 @@ class DelegationRecorder(Recorder):
             return [self.compactor(child_orders[number], agents.toolbox.definitions)] if compact else []
 
         agents = add_children(toolbox, session, model_for, steps_for=steps_for, log=self.log,
-                              limits=ChildLimits(depth=1, limits=Limits(max_rounds=CHILD_ROUNDS)))
+                              limits=ChildLimits(depth=1, limits=Limits(max_rounds=child_rounds)))
         tools = agents.toolbox if children_turns else toolbox
         design = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory)
         steps = ([self.compactor(order, tools.definitions)] if compact else []) + [design]
@@ -131,7 +131,7 @@ class DelegationRecorder(Recorder):
                        session, 0, order)
         for number, entry in enumerate(child_entries(session), start=1):
             child = open_child(session, entry)
-            if entry["status"] != "done":
+            if entry["status"] != "done" and not (allow_stopped and entry["status"] == "stopped"):
                 raise RuntimeError(f"{sid}: child {number} ended {entry['status']}")
             self._register({"id": f"{sid}-child{number}", "file": entry["path"], "group": GROUP, "day": 1,
                             "kind": "child", "child_of": {"session": sid, "entry": entry["id"],
@@ -190,6 +190,28 @@ class ChildRecorder(DelegationRecorder):
         return self.finish()
 
 
+class LimitsRecorder(DelegationRecorder):
+    """A7·3: a vague brief with no useful limit, the same child capped, a clear brief; one server each."""
+
+    experiment = "A7-3"
+    variants = ("runaway", "capped", "clear")
+
+    def record(self) -> dict:
+        s = self.script
+        reads = s["reads"]
+        wander = reads + [{"tool": "list_files", "args": {"path": "plugins"}}] + reads[:5]
+        clear = [{"tool": "read_file", "args": {"path": f"plugins/{name}"}} for name in s["clear_reads"]]
+        for variant in self.on_fresh_servers():
+            brief = s["clear_brief"] if variant == "clear" else s["vague_brief"]
+            turns = clear + [{"answer": s["report"]}] if variant == "clear" else wander + [{"answer": s["report"]}]
+            rounds = s["capped_rounds"] if variant == "capped" else CHILD_ROUNDS
+            spawn = spawn_turn(brief, "fresh", "I will ask a child to look into the plugins.")
+            self.run_parent(variant, s["before"][:1] + [spawn, {"answer": s["answer"]}], {1: turns}, compact=False,
+                            info={"variant": variant, "child_max_rounds": rounds}, child_rounds=rounds,
+                            allow_stopped=variant == "capped")
+        return self.finish()
+
+
 def explore_main(argv=None, prog: str = "python -m prefixlab record a7-1") -> int:
     """A7·1's command line (chapters/a7/experiments/explore.py)."""
     return record_on_course_server(prog, __doc__, ExploreRecorder, argv, server_args=EXPLORE_ARGS)
@@ -219,9 +241,16 @@ def child_main(argv=None, prog: str = "python -m prefixlab record a7-2") -> int:
     return code
 
 
+def limits_main(argv=None, prog: str = "python -m prefixlab record a7-3") -> int:
+    """A7·3's command line (chapters/a7/experiments/limits.py)."""
+    return record_on_course_server(prog, __doc__, LimitsRecorder, argv)
+
+
 def replay_recorder(recording, out, connect, restart, log):
     """The recorder that made ``recording``, built as its command line builds it (tests/test_replay.py)."""
     args = (out, connect, restart, recording.provenance, "local")
+    if recording.manifest["experiment"] == "A7-3":
+        return LimitsRecorder(*args, log=log), {}
     if "setup" in recording.manifest:
         return ChildRecorder(*args, setup=recording.manifest["setup"], log=log), {}
     return ExploreRecorder(*args, log=log), {}
