@@ -62,7 +62,7 @@ def test_predicted_equals_measured_on_every_request(replay):
         # A4·1: one-request main sessions only (chapters/a4/tests); A4·2: two days of main sessions per shape;
         # A1: one main session per server start; A3·2, A5·1's triggers, A5·4: one main session per variant
         wanted = {"main"}
-    if rec.manifest["experiment"] in ("A7-1", "A7-2"):  # chapter A7: parent sessions and their children
+    if rec.manifest["experiment"] in ("A7-1", "A7-2", "A7-3"):  # chapter A7: parent sessions and their children
         wanted = {"main", "child"}
     assert wanted <= kinds or rec.manifest.get("policy") == "live"
 

@@ -46,4 +46,7 @@ def check_parent_back(effects: list[ChildEffect], guess) -> str:
     if set(guess) != answer:
         return ("不对。想一想每种设置下,子 agent 干活时父 agent 的那份 prompt 去了哪里:被覆盖了、"
                 "被存进主机内存了,还是留在另一个槽位里?")
+    if not answer:
+        return ("对:一种也没有。全新的子 agent 和父 agent 共用 system prompt 和工具,服务器把它排进父 agent 的槽位,"
+                "又觉得槽位里的东西还够用,既不存进主机缓存,也不换槽位。")
     return "对:" + "、".join(sorted(answer)) + "。只有在这些设置下,子 agent 干活时父 agent 的 prompt 没有丢。"

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from chapters.a7.exercises import a7_1, a7_2
+from chapters.a7.exercises import a7_1, a7_2, a7_3
 from chapters.a7.figures import delegation as d
 from miniagent.children import child_entries, open_child
 from miniagent.session import Session, usage_ledger
@@ -22,6 +22,7 @@ EXPLORE = load(RECORDINGS / "a7-1-explore-smollm2-llamacpp")
 SETUPS = {"one-slot": "a7-2-child-one-slot", "host-cache": "a7-2-child-host-cache", "two-slots": "a7-2-child-two-slots"}
 CHILD = {setup: load(RECORDINGS / name) for setup, name in SETUPS.items()}
 EFFECTS = [d.child_effect(CHILD[s], m) for s in SETUPS for m in ("fresh", "fork")]
+LIMITS = load(RECORDINGS / "a7-3-limits-smollm2-llamacpp")
 
 
 def outputs_before(page: str, marker: str) -> str:
@@ -39,21 +40,21 @@ def test_every_a7_recording_is_in_the_chapter_table():
     names = {exp.recorder.experiment for exp in experiments().values() if exp.chapter == "a7"}
     recordings = [p.name for p in find_recordings()
                   if json.loads((p / "manifest.json").read_text(encoding="utf-8"))["experiment"] in names]
-    assert len(recordings) == 4
+    assert len(recordings) == 5
     nb = nbformat.read(BOOK / "index.ipynb", as_version=4)
     table = next(c for c in nb.cells if c.cell_type == "code" and "LESSON_OF" in c.source)
     shown = "".join(json.dumps(o.get("data", {}), ensure_ascii=False) for o in table.outputs)
     assert [r for r in recordings if f"data/recordings/{r}" not in shown] == []
 
 
-@pytest.mark.parametrize("rec", [EXPLORE, *CHILD.values()], ids=lambda r: r.path.name)
+@pytest.mark.parametrize("rec", [EXPLORE, *CHILD.values(), LIMITS], ids=lambda r: r.path.name)
 def test_every_request_children_included_is_predicted_exactly(rec):
     rows = calculator.analyze(rec)
     assert rows and all(r.ok for r in rows)
     assert any(rec.session_info(r.session)["kind"] == "child" for r in rows)
 
 
-@pytest.mark.parametrize("rec", [EXPLORE, *CHILD.values()], ids=lambda r: r.path.name)
+@pytest.mark.parametrize("rec", [EXPLORE, *CHILD.values(), LIMITS], ids=lambda r: r.path.name)
 def test_each_child_file_is_linked_to_its_parents_entry_and_its_usage_adds_up(rec):
     for info in rec.manifest["sessions"]:
         if info["kind"] != "child":
@@ -61,7 +62,7 @@ def test_each_child_file_is_linked_to_its_parents_entry_and_its_usage_adds_up(re
         parent = Session.open(rec.path / rec.session_info(info["child_of"]["session"])["file"])
         [entry] = [e for e in child_entries(parent) if e["id"] == info["child_of"]["entry"]]
         child = open_child(parent, entry)
-        assert entry["path"] == info["file"] and entry["status"] == "done"
+        assert entry["path"] == info["file"] and entry["status"] == ("stopped" if info.get("variant") == "capped" else "done")
         assert child.entries[0]["parentSession"] == {"path": parent.path.name, "entryId": entry["id"]}
         assert usage_ledger(child.entries) == entry["usage"]
         assert entry["usage"]["calls"] == len(rec.session_calls(info["id"]))
@@ -92,6 +93,9 @@ def _answers():
         "a7-2-fresh-or-fork.ipynb": [
             (lambda g: a7_2.check_fork_child_hit(CHILD["one-slot"], g),
              d.child_effect(CHILD["one-slot"], "fork").child_first.measured, "check_fork_child_hit")],
+        "a7-3-brief-and-limits.ipynb": [
+            (lambda g: a7_3.check_capped_requests(LIMITS, g),
+             d.totals(d.requests(LIMITS, "capped"), roles=("child",))["requests"], "check_capped_requests")],
     }
 
 
@@ -114,6 +118,12 @@ def test_no_output_before_an_exercise_prints_its_answer(page):
         if answer >= 100:  # small numbers occur everywhere (rounds, counts)
             assert f"{answer:,}" not in shown and f"\"{answer}\"" not in shown and f">{answer}<" not in shown, (
                 page, answer)
+
+
+def test_a_cap_stops_the_runaway_child_and_a_clear_brief_costs_least():
+    child = {v: d.totals(d.requests(LIMITS, v), roles=("child",)) for v in ("runaway", "capped", "clear")}
+    assert child["capped"]["requests"] == LIMITS.session_info("capped")["child_max_rounds"]
+    assert child["clear"]["prompt"] < child["capped"]["prompt"] < child["runaway"]["prompt"]
 
 
 def test_the_parent_back_checker():
