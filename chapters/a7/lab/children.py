@@ -10,6 +10,7 @@ a file, spawns one child with your brief, mode and limits, then answers. The chi
 """
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import tempfile
@@ -133,7 +134,7 @@ class ChildApp:
         self.rounds = w.IntSlider(value=10, min=1, max=40, description="轮数上限")
         self.reads = w.IntSlider(value=3, min=0, max=30, description="子 agent 要读")
         self.button = w.Button(description="派出子 agent")
-        self.out = w.Output()
+        self.out = w.HTML()
         self.button.on_click(lambda _: self.show())
         self.widget = w.VBox([self.goal, self.context, self.output, self.mode, self.rounds, self.reads,
                               self.button, self.out])
@@ -142,9 +143,7 @@ class ChildApp:
     def show(self) -> None:
         run = self.lab.run(self.goal.value, self.context.value, self.output.value, self.mode.value,
                            self.rounds.value, self.reads.value)
-        self.out.clear_output()
-        with self.out:
-            print(run.describe())
+        self.out.value = f"<pre>{html.escape(run.describe())}</pre>"
 
     def _ipython_display_(self):
         from IPython.display import display
