@@ -2,6 +2,7 @@
 accepts the right answer and hints without the number otherwise; no output of a lesson prints an
 answer before its exercise; the recordings hold what the pages say (children linked, predicted exactly)."""
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -135,3 +136,13 @@ def test_the_parent_back_checker():
     assert a7_2.check_parent_back(EFFECTS, ["三个槽位"]).startswith("没有叫")
     wrong = [label for label in d.SETUP_LABELS.values() if label not in right][:1] + right
     assert a7_2.check_parent_back(EFFECTS, wrong).startswith("不对")
+
+
+HANZI = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("lesson", sorted(BOOK.glob("a7-*.ipynb")), ids=lambda p: p.stem)
+def test_lesson_reads_in_forty_minutes(lesson):
+    """At 300 汉字 a minute (as A6's test counts), the whole markdown of a lesson reads in 40 minutes."""
+    cells = nbformat.read(lesson, as_version=4).cells
+    assert sum(len(HANZI.findall(c.source)) for c in cells if c.cell_type == "markdown") / 300 <= 40
