@@ -11,6 +11,8 @@
          old tool outputs; experiments only, the pages come later)
 ``a6``   A6 记忆与会话:明天它还记得吗? (instruction files, memory timing, skills, the session tree,
          memory vs retrieval)
+``a7``   A7 子 agent:把活分出去 (an explorer child with a fresh context, a fresh or a forked child
+         and what it does to the parent's cache)
 
 A chapter package holds what only its lessons use: their figures, exercise checkers, lab apps and
 tests. It imports ``prefixlab`` (the instruments) and ``miniagent`` (the agent), never another

@@ -61,6 +61,13 @@ A6 memory and sessions
   retriever.py       A6·R: BM25 over the notes, for the two variants that send only the
                      notes a request matches -> Retriever
 
+A7 sub-agents
+  children.py        opt-in: the spawn_agent tool: a brief (goal, context, report shape)
+                     runs a child loop, fresh or forked from the parent's conversation,
+                     under depth and loop limits; its own session file, linked to the
+                     parent's child entry; its usage in the parent's ledger
+                     -> add_children, ChildLimits
+
 The command line
   cli.py             ``python -m miniagent TASK``: one task in one workspace; builds the
                      agent from the options -> main

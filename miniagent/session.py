@@ -13,7 +13,10 @@ user message this way, see injection.py), ``model_call`` (the exact request and
 raw response of one call, for replaying it offline) and ``compaction`` (a
 summary ``message`` stands in for the messages before ``firstKeptId``; see
 compaction.py) and ``stopped`` (a limit ended the task before the model answered:
-``reason``, ``rounds``, ``tokens``; see loop.py). Other types are kept as they are and ignored.
+``reason``, ``rounds``, ``tokens``; see loop.py) and ``child`` (a child agent finished, A7; see
+children.py: ``toolCallId``, ``path`` of the child's own session file, ``mode``, ``status``,
+``usage``; the child file's ``system`` entry links back with ``parentSession``). Other types are
+kept as they are and ignored.
 
 The usage ledger: every ``model_call`` keeps the server's whole response, ``usage`` included,
 so what a session cost is in its file from the first call on (``usage_ledger`` adds it up).
@@ -107,9 +110,14 @@ def tokens_used(response: dict) -> int:
 
 def usage_ledger(entries: list[dict]) -> dict:
     """What the calls among ``entries`` used, added up: every call the server answered counts,
-    on every branch of the tree (a branch left behind was paid for all the same)."""
+    on every branch of the tree (a branch left behind was paid for all the same). A ``child``
+    entry (children.py) adds the ``usage`` of its child's whole session."""
     total = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}
     for entry in entries:
+        if entry.get("type") == "child" and isinstance(entry.get("usage"), dict):
+            for key in total:
+                total[key] += entry["usage"].get(key) or 0
+            continue
         response = entry.get("response") if entry.get("type") in ("model_call", "compaction") else None
         if not isinstance(response, dict):
             continue  # no call (a typed summary) or a call the server refused
@@ -119,6 +127,11 @@ def usage_ledger(entries: list[dict]) -> dict:
         total["completion_tokens"] += usage.get("completion_tokens") or 0
         total["cached_tokens"] += (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
     return total
+
+
+def new_entry_id() -> str:
+    """A fresh entry id: 12 hex digits."""
+    return uuid.uuid4().hex[:12]
 
 
 class UnknownEntry(KeyError):
@@ -188,8 +201,11 @@ class Session:
         return entry_problem(entry)
 
     # -- writing -------------------------------------------------------------
-    def append(self, type_: str, **payload) -> dict:
-        entry = {"id": uuid.uuid4().hex[:12], "parentId": self.leaf, "type": type_, **payload}
+    def append(self, type_: str, *, entry_id: str | None = None, **payload) -> dict:
+        """Write one entry after the leaf; ``entry_id``: an id made beforehand (new_entry_id), else a new one."""
+        if entry_id in self.by_id:
+            raise ValueError(f"entry id {entry_id!r} is already used in {self.path}")
+        entry = {"id": entry_id or new_entry_id(), "parentId": self.leaf, "type": type_, **payload}
         if self.entries and not self.path.exists():
             # Writing on would start a file whose first entry names a parent it does not hold.
             raise SessionFileError(f"the session file {self.path} was deleted or moved while the session was "

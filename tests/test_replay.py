@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -90,6 +91,9 @@ def without_ids(manifest: dict) -> dict:
         info = {k: v for k, v in info.items() if k != "leaf"}
         if "forked_from" in info:
             info["forked_from"] = {k: v for k, v in info["forked_from"].items() if k != "entry"}
+        if "child_of" in info:  # a child agent (A7): its file is named after its parent's child entry
+            info["child_of"] = {k: v for k, v in info["child_of"].items() if k != "entry"}
+            info["file"] = re.sub(r"\.children/[0-9a-f]+\.jsonl$", ".children/ID.jsonl", info["file"])
         sessions.append(info)
     rest = {k: v for k, v in manifest.items() if k not in ("created", "provenance", "sessions", "order")}
     return {**rest, "sessions": sessions,

@@ -42,9 +42,10 @@ from .book.glue import glue_text, shown
 
 HERE = "你在这里"
 HIDDEN = "?"  # in place of a number the reader has not measured yet
-AT_CHOICES = ("first", "last", "all", "compaction", "after_compaction", "system_change")
+AT_CHOICES = ("first", "last", "all", "compaction", "compactions", "after_compaction", "system_change")
 MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
-            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries", "reply_with_rule")
+            "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries", "reply_with_rule",
+            "peak_prompt_tokens", "total_prompt_tokens", "total_recomputed")
 
 
 class MapError(ValueError):
@@ -202,6 +203,8 @@ def select(recording: Recording, sessions: list[str], at: str) -> list[Call]:
                     picked.append(c)
     elif at == "compaction":
         picked = [c for c in calls if c.kind == "compaction"][:1]
+    elif at == "compactions":  # every summary request
+        picked = [c for c in calls if c.kind == "compaction"]
     elif at == "after_compaction":
         first = next((i for i, c in enumerate(calls) if c.kind == "compaction"), None)
         picked = [c for c in calls[first + 1:] if c.kind == "model_call"][:1] if first is not None else []
@@ -265,6 +268,12 @@ def evaluate(query: dict):
         return sum(1 for c in calls if _rule(recording) in _reply_text(c))
     if measure == "full_reuse":
         return sum(1 for a, b in zip(calls, calls[1:]) if b.cached_tokens == a.prompt_tokens)
+    if measure == "peak_prompt_tokens":  # the longest request among the selected calls
+        return max(c.prompt_tokens for c in calls)
+    if measure == "total_prompt_tokens":
+        return sum(c.prompt_tokens for c in calls)
+    if measure == "total_recomputed":
+        return sum(c.prompt_tokens - c.cached_tokens for c in calls)
     if len(calls) != 1:
         raise MapError(f"measure {measure!r} needs one call; 'at: {query['at']}' selects {len(calls)}")
     call = calls[0]

@@ -1,0 +1,13 @@
+"""Plugin feeds: alert and daily handlers."""
+from plugins import register
+
+UNIT = "fahrenheit"
+LIMIT = 8
+
+@register("alert")
+def on_alert(data):
+    return [x for x in data if x < LIMIT]
+
+@register("daily")
+def on_daily(data):
+    return {"plugin": "feeds", "unit": UNIT, "count": len(data)}
