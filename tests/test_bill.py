@@ -221,3 +221,39 @@ def test_recorded_prices_use_the_tables_terms(tmp_path):
     assert cost.term("uncached").tokens == b.total.input and cost.term("read").tokens == b.total.cache_read
     assert cost.term("output").tokens == b.total.output
     assert "recorded" in cost.notes[0]
+
+
+# -- the ledger next to a tally of the context now ---------------------------------------------------------
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_the_parts_of_the_ledger_add_up_to_the_files_bill(path):
+    rec = load(path)
+    for info in rec.manifest["sessions"]:
+        parts = billing.context_vs_ledger(path / info["file"], info["leaf"])
+        assert sum(parts.values(), Usage()) == billing.bill_session(path / info["file"]).total, info["id"]
+
+
+def test_a_tally_of_the_context_misses_compactions_summaries_and_branches():
+    a54 = RECORDINGS / "a5-4-summary-call-smollm2-llamacpp"
+    parts = billing.context_vs_ledger(a54 / "same-prefix.jsonl")
+    assert parts["compacted"].calls > 0 and parts["summary"].calls == 2 and parts["branch"].calls == 0
+    forks = load(RECORDINGS / "t13-forks-smollm2-llamacpp")
+    day1 = forks.session_info("day1")
+    parts = billing.context_vs_ledger(forks.path / day1["file"], day1["leaf"])
+    assert parts["branch"].calls == 2 * 9 and parts["compacted"].calls == 0
+    with pytest.raises(BillError, match="no entry 'nope'"):
+        billing.context_vs_ledger(a54 / "same-prefix.jsonl", "nope")
+
+
+def test_children_are_a_part_a_tally_of_the_context_never_sees(tmp_path):
+    parent = tmp_path / "p.jsonl"
+    write(tmp_path / "p.children" / "k.jsonl", [{"id": "k0", "parentId": None, "type": "system", "content": "s"},
+                                                 call("k1", "k0", 70, 0)])
+    write(parent, [{"id": "a", "parentId": None, "type": "system", "content": "s"},
+                   {"id": "b", "parentId": "a", "type": "message", "message": {"role": "user", "content": "go"}},
+                   call("c", "b", 50, 0),
+                   {"id": "d", "parentId": "c", "type": "message", "message": {"role": "assistant", "content": "x"}},
+                   {"id": "e", "parentId": "d", "type": "child", "path": "p.children/k.jsonl", "mode": "fresh",
+                    "status": "done", "toolCallId": "t"}])
+    parts = billing.context_vs_ledger(parent)
+    assert parts["context"].prompt == 50 and parts["child"].prompt == 70

@@ -387,6 +387,54 @@ def bill(path: Path | str) -> Bill:
     return Bill(path, [bill_session(path)])
 
 
+# -- what a tally of the context now sees, next to the ledger -------------------------------------------
+
+PARTS = ("context", "compacted", "summary", "branch", "child")
+PART_NOTES = {
+    "context": "calls whose answer is still in the context at the leaf",
+    "compacted": "calls on the path whose answer a compaction replaced by a summary",
+    "summary": "the summary calls of compactions on the path",
+    "branch": "calls on other branches of the tree (forks, abandoned paths)",
+    "child": "child sessions (their own files), recursively",
+}
+
+
+def context_vs_ledger(path: Path | str, leaf: str | None = None) -> dict[str, Usage]:
+    """The ledger of a session file split by what a tally of the context at ``leaf`` would see.
+
+    A tally of the messages in the context now (what an agent's in-memory statistics add up: the
+    usage on each assistant message it still holds) sees only ``context``; the ledger also has
+    ``compacted``, ``summary``, ``branch`` and ``child`` (see PART_NOTES). The parts add up to
+    ``bill_session(path).total``.
+    """
+    path = Path(path)
+    session = _open(path)
+    if not session.entries:
+        raise BillError(f"{path}: empty session file (no entries)")
+    if leaf is not None and leaf not in session.by_id:
+        raise BillError(f"{path}: no entry {leaf!r} (the leaf to tally the context at)")
+    on_path = {e["id"] for e in session.path_to(leaf)}
+    try:
+        visible = {i for i, _ in session.visible(leaf)[1]}
+    except SessionFileError as err:
+        raise BillError(str(err)) from None
+    answer = {e["parentId"]: e["id"] for e in session.entries if e["type"] == "message"}
+    parts = {p: Usage() for p in PARTS}
+    full = bill_session(path)
+    for line in full.lines:
+        if line.usage is None:
+            continue
+        if line.entry_id not in on_path:
+            part = "branch"
+        elif line.kind == "compaction":
+            part = "summary"
+        else:
+            part = "context" if answer.get(line.entry_id) in visible else "compacted"
+        parts[part] = parts[part] + line.usage
+    parts["child"] = sum((c.bill.total for c in full.children), Usage())
+    return parts
+
+
 # -- prices -------------------------------------------------------------------------------------------
 
 RECORDED = "recorded"
