@@ -9,6 +9,8 @@
          old tool outputs; experiments only, the pages come later)
 ``a6``   A6 记忆与会话:明天它还记得吗? (instruction files, memory timing, skills, the session tree,
          memory vs retrieval)
+``a8``   A8 整单账单 (usage in two conventions normalized; the ledger of the session tree, children
+         included, against a tally of the context now; the bill itself is ``python -m prefixlab bill``)
 
 A chapter package holds what only its lessons use: their figures, exercise checkers, lab apps and
 tests. It imports ``prefixlab`` (the instruments) and ``miniagent`` (the agent), never another

@@ -28,8 +28,8 @@ def check_summary_input(guess) -> str:
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。Anthropic 的 input_tokens 只算重新计算的那部分:"
                 "每个摘要请求的 prompt_tokens 减去它的 cached_tokens,再相加。")
-    return (f"对:{answer:,}。摘要请求沿用了 agent 的前缀,几乎整段从缓存读回;"
-            "按 Anthropic 口径记账,它们的 input_tokens 很小,读回的部分记在 cache_read_input_tokens 里。")
+    return (f"对:{answer:,}。摘要请求沿用了 agent 的前缀,几乎整段从缓存读取;"
+            "按 Anthropic 口径记账,它们的 input_tokens 很小,读取的部分记在 cache_read_input_tokens 里。")
 
 
 def check_responses_usage(guess) -> str:
@@ -38,6 +38,6 @@ def check_responses_usage(guess) -> str:
     answer = bill.normalize(RESPONSES_USAGE).input
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。Responses API 也叫 input_tokens,但它和 Chat Completions 的 "
-                "prompt_tokens 一样包含读回的 token(input_tokens_details.cached_tokens)。")
-    return (f"对:{answer:,}。同一个字段名 input_tokens,在 Anthropic 那里不含缓存读回,在 OpenAI 的 Responses API "
+                "prompt_tokens 一样包含读取的 token(input_tokens_details.cached_tokens)。")
+    return (f"对:{answer:,}。同一个字段名 input_tokens,在 Anthropic 那里不含缓存读取,在 OpenAI 的 Responses API "
             "里含:归一时看的是它旁边有没有 input_tokens_details。")

@@ -59,7 +59,7 @@ def both_ways(u: Usage) -> list[list]:
     return [
         ["全部输入", f"prompt_tokens = {o['prompt_tokens']:,}",
          f"input_tokens + cache_read_input_tokens = {a['input_tokens'] + a['cache_read_input_tokens']:,}"],
-        ["从缓存读回", f"prompt_tokens_details.cached_tokens = {o['prompt_tokens_details']['cached_tokens']:,}",
+        ["从缓存读取", f"prompt_tokens_details.cached_tokens = {o['prompt_tokens_details']['cached_tokens']:,}",
          f"cache_read_input_tokens = {a['cache_read_input_tokens']:,}"],
         ["重新计算", f"prompt_tokens − cached_tokens = {o['prompt_tokens'] - o['prompt_tokens_details']['cached_tokens']:,}",
          f"input_tokens = {a['input_tokens']:,}"],
@@ -74,8 +74,8 @@ def figure(rows: list[Booked]) -> go.Figure:
     fig = go.Figure()
     fig.add_bar(x=xs, y=[r.usage.input for r in rows], name="重新计算(input_tokens)", marker_color="#d1495b",
                 hovertemplate="%{x}<br>重新计算 %{y:,}<extra></extra>")
-    fig.add_bar(x=xs, y=[r.usage.cache_read for r in rows], name="从缓存读回(计一次)", marker_color="#4c9f70",
-                hovertemplate="%{x}<br>读回 %{y:,}<extra></extra>")
+    fig.add_bar(x=xs, y=[r.usage.cache_read for r in rows], name="从缓存读取(计一次)", marker_color="#4c9f70",
+                hovertemplate="%{x}<br>读取 %{y:,}<extra></extra>")
     fig.add_bar(x=xs, y=[r.counted_twice for r in rows], name="朴素相加多算的一遍", marker_color="#bbbbbb",
                 marker_pattern_shape="/", customdata=[round(100 * r.overstatement) for r in rows],
                 hovertemplate="%{x}<br>多算 %{y:,}(真实输入的 %{customdata}%)<extra></extra>")
