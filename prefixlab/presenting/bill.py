@@ -526,9 +526,13 @@ def render(b: Bill, *, requests: bool = True, model: str | None = None, rule: st
         out.append(f"  {name[-40:]:<40} {_fmt_usage(u)}")
     tree = [(depth, c) for r in b.roots for depth, c in _tree(r, 1)]
     if tree:
+        sessions = {}  # a recording names its sessions: show a child by its session id
+        if b.recording is not None:
+            sessions = {(b.path / s["file"]).resolve(): s["id"] for s in b.recording.manifest["sessions"]}
         out += ["", "per child (own requests + its children):", f"  {'child':<40} {HEAD}"]
         for depth, c in tree:
-            name = "  " * (depth - 1) + (c.bill.path.name + (f" [{c.mode}, {c.status}]" if c.mode else " [no entry]"))
+            label = sessions.get(c.bill.path.resolve(), c.bill.path.name)
+            name = "  " * (depth - 1) + (label + (f" [{c.mode}, {c.status}]" if c.mode else " [no entry]"))
             out.append(f"  {name[-40:]:<40} {_fmt_usage(c.bill.total)}")
     t = b.total
     prompt_s, gen_s = b.seconds()
