@@ -53,7 +53,7 @@ def test_the_command_prints_a_priced_bill_with_the_tables_date(capsys):
     assert "rule anthropic" in out and "taken 2026-" in out and "Anthropic style: input_tokens" in out
     assert cli(["bill", str(path / "same-prefix.jsonl"), "--model", "gpt-5-5", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["priced"]["rule"] == "recorded" and doc["priced"]["usd"] > 0
+    assert doc["priced"][0]["rule"] == "recorded" and doc["priced"][0]["usd"] > 0
     assert doc["total"]["openai"]["prompt_tokens"] == doc["total"]["anthropic"]["input_tokens"] + \
         doc["total"]["anthropic"]["cache_read_input_tokens"]
 
@@ -258,3 +258,22 @@ def test_children_are_a_part_a_tally_of_the_context_never_sees(tmp_path):
                     "status": "done", "toolCallId": "t"}])
     parts = billing.context_vs_ledger(parent)
     assert parts["context"].prompt == 50 and parts["child"].prompt == 70
+
+
+def test_several_models_are_priced_side_by_side(capsys):
+    path = RECORDINGS / "a5-4-summary-call-smollm2-llamacpp" / "same-prefix.jsonl"
+    assert cli(["bill", str(path), "--no-requests", "--model", "claude-sonnet-5-5", "--model", "gpt-5-5"]) == 0
+    out = capsys.readouterr().out
+    assert "priced: claude-sonnet-5-5" in out and "priced: gpt-5-5" in out
+
+
+def test_a_budget_stop_is_on_the_bill_and_agrees_with_it(capsys):
+    rec = RECORDINGS / "a1-loop-smollm2-llamacpp"
+    path = rec / "runaway-budget.jsonl"
+    (root,) = billing.bill(path).roots
+    (stop,) = root.stops
+    assert "budget" in stop["reason"]
+    assert stop["tokens"] == root.total.prompt + root.total.output  # the limit counted what the bill counts
+    assert cli(["bill", str(rec), "--no-requests"]) == 0
+    out = capsys.readouterr().out
+    assert "stopped by a limit" in out and "runaway-budget.jsonl" in out

@@ -170,6 +170,7 @@ class SessionBill:
     lines: list[Line]
     children: list["ChildBill"] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    stops: list[dict] = field(default_factory=list)   # the ``stopped`` entries: a limit ended a task here
 
     @property
     def own(self) -> Usage:
@@ -185,6 +186,11 @@ class SessionBill:
 
     def all_notes(self) -> list[str]:
         return self.notes + [n for c in self.children for n in c.bill.all_notes()]
+
+    def all_stops(self) -> list[str]:
+        """Where a limit stopped a task (file:line: reason), children included."""
+        return ([f"{self.path.name}:{s['line']}: {s['reason']}" for s in self.stops]
+                + [x for c in self.children for x in c.bill.all_stops()])
 
     def seconds(self) -> tuple[float, float]:
         """Server seconds: prompt processing and generation, children included."""
@@ -264,6 +270,8 @@ def bill_session(path: Path | str, _seen: tuple[Path, ...] = ()) -> SessionBill:
     for number, entry in enumerate(session.entries, start=1):
         if is_request(entry):
             bill.lines.append(_request_line(entry, path, number))
+        elif entry["type"] == "stopped":
+            bill.stops.append({"line": number, "reason": entry.get("reason"), "tokens": entry.get("tokens")})
         elif entry["type"] == "child":
             child = _child(entry, path, number, seen)
             named.add(child.bill.path.resolve())
@@ -504,7 +512,8 @@ def _fmt_usage(u: Usage) -> str:
 HEAD = f"{'calls':>4} {'prompt':>9} {'cached':>9} {'uncached':>9} {'output':>7}"
 
 
-def render(b: Bill, *, requests: bool = True, model: str | None = None, rule: str | None = None) -> str:
+def render(b: Bill, *, requests: bool = True, model: str | list[str] | None = None, rule: str | None = None) -> str:
+    """The bill as text (what the command prints); ``model``: one model or several, each priced."""
     out = [f"bill of {b.path}" + (f" (recording, {len(b.recording.calls)} requests in the server's order)"
                                   if b.recording is not None else "")]
     if requests:
@@ -548,10 +557,13 @@ def render(b: Bill, *, requests: bool = True, model: str | None = None, rule: st
             f"  server seconds (timings): prompt {prompt_s:,.1f} s, generation {gen_s:,.1f} s"]
     if t.unreported:
         out.append(f"  {t.unreported} requests reported no cached count: their prompt is counted as uncached")
-    if model:
-        cost = price(b, model, rule)
-        out += ["", f"priced: {model}, rule {rule or default_rule(b, model)}", *("  " + x for x in cost.explain().splitlines()),
+    for one in ([model] if isinstance(model, str) else list(model or [])):
+        cost = price(b, one, rule)
+        out += ["", f"priced: {one}, rule {rule or default_rule(b, one)}", *("  " + x for x in cost.explain().splitlines()),
                 f"  prices: {cost.source}"]
+    stops = [x for r in b.roots for x in r.all_stops()]
+    if stops:
+        out += ["", "stopped by a limit (the bill holds every request sent before the stop):", *("  " + x for x in stops)]
     notes = b.notes()
     if notes:
         out += ["", "notes:", *("  " + n for n in notes)]
@@ -573,7 +585,7 @@ def as_json(b: Bill) -> dict:
     t = b.total
     return {"path": str(b.path), "total": {"openai": t.openai(), "anthropic": t.anthropic(), "calls": t.calls},
             "seconds": dict(zip(("prompt", "generation"), b.seconds())), "sessions": [one(r) for r in b.roots],
-            "notes": b.notes()}
+            "stopped": [x for r in b.roots for x in r.all_stops()], "notes": b.notes()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -582,7 +594,8 @@ def main(argv: list[str] | None = None) -> int:
         description="整单账单:一个会话文件(连同它的子会话)或一份录制的逐请求、逐会话、逐子会话的用量与合计,"
                     "两种记账口径都列出;给了 --model 就按带日期的价目表折算。")
     parser.add_argument("path", type=Path, help="a session file (.jsonl) or a recording directory")
-    parser.add_argument("--model", help="price the bill at this model's list prices (data/prices/), e.g. claude-sonnet-5-5")
+    parser.add_argument("--model", action="append", help="price the bill at this model's list prices (data/prices/), "
+                        "e.g. claude-sonnet-5-5; give it again to price at several (Anthropic and OpenAI side by side)")
     parser.add_argument("--rule", help="whose cache counts the tokens: 'recorded' (as the server reported them) or "
                                        "the provider's rule (anthropic, openai, openai-breakpoints; recordings only). "
                                        "Default: the model's rule for a recording, 'recorded' for a session file")
@@ -595,10 +608,11 @@ def main(argv: list[str] | None = None) -> int:
         b = bill(args.path)
         if args.json:
             doc = as_json(b)
-            if args.model:
-                cost = price(b, args.model, args.rule)
-                doc["priced"] = {"model": cost.model, "rule": args.rule or default_rule(b, args.model),
-                                 "usd": cost.total, "terms": {t.name: t.usd for t in cost.terms}, "source": cost.source}
+            for model in args.model or []:
+                cost = price(b, model, args.rule)
+                doc.setdefault("priced", []).append(
+                    {"model": cost.model, "rule": args.rule or default_rule(b, model), "usd": cost.total,
+                     "terms": {t.name: t.usd for t in cost.terms}, "source": cost.source})
             print(json.dumps(doc, ensure_ascii=False, indent=1))
         else:
             sys.stdout.write(render(b, requests=not args.no_requests, model=args.model, rule=args.rule))
