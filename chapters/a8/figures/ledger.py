@@ -60,13 +60,16 @@ def split(rec: Recording, session: str, label: str = "") -> Split:
 
 
 def with_children() -> list[tuple[str, str, str]]:
-    """Every shipped main session whose session file has child sessions."""
-    out = []
+    """Every shipped main session whose session file has child sessions; one per experiment and session
+    (an experiment recorded on several server setups sends the same requests on each)."""
+    out, seen = [], set()
     for path in find_recordings(RECORDINGS):
         rec = load(path)
         for info in rec.manifest["sessions"]:
-            if info.get("kind") == "main" and bill.children_folder(path / info["file"]).is_dir():
-                out.append((path.name, info["id"], f"{info['id']}(有子会话)"))
+            key = (rec.manifest["experiment"], info["id"])
+            if info.get("kind") == "main" and key not in seen and bill.children_folder(path / info["file"]).is_dir():
+                seen.add(key)
+                out.append((path.name, info["id"], f"{rec.manifest['experiment']} {info['id']}(有子会话)"))
     return out
 
 
