@@ -13,6 +13,8 @@
          memory vs retrieval)
 ``a7``   A7 子 agent:把活分出去 (an explorer child with a fresh context, a fresh or a forked child
          and what it does to the parent's cache)
+``a8``   A8 整单账单 (usage in two conventions normalized; the ledger of the session tree, children
+         included, against a tally of the context now; the bill itself is ``python -m prefixlab bill``)
 
 A chapter package holds what only its lessons use: their figures, exercise checkers, lab apps and
 tests. It imports ``prefixlab`` (the instruments) and ``miniagent`` (the agent), never another

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .agents_md import over_the_cap, read_agents_md
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
-from .loop import run_task
+from .loop import Limits, run_task
 from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
 from .model import ChatModel, ModelError
 from .modes import MODES, for_mode
@@ -74,6 +74,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="before a call whose estimated size is over TOKENS, replace all but the last "
                         f"{KEEP_ROUNDS} rounds with a summary written by the model (default: never)")
     p.add_argument("--max-tokens", type=int, default=512, help="completion limit per model call")
+    p.add_argument("--budget", type=int, metavar="TOKENS",
+                   help="token budget of the whole task: stop before the next call once the calls so far used "
+                        "TOKENS (prompt + completion, as the server reports them) (default: no budget)")
     p.add_argument("--timeout", type=positive_seconds, default=COMMAND_TIMEOUT, help="run_command timeout in seconds")
     p.add_argument("--request-timeout", type=positive_seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
                    help="how long to wait for the model server's answer to one request; a request that "
@@ -133,8 +136,9 @@ def main(argv=None) -> int:
         compaction = [Compactor(args.compact_at, model_summariser(model))] if args.compact_at is not None else []
         steps = compaction + [injection]  # compaction first: the memory design builds on the new prefix
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
+        limits = Limits(max_rounds=args.max_rounds, max_tokens=args.budget)
         answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory, skills), session=session,
-                          steps=steps, max_rounds=args.max_rounds, log=print)
+                          steps=steps, limits=limits, log=print)
     except (TaskFileError, ModelError, ToolError, SessionFileError, MemoryFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1
@@ -145,6 +149,6 @@ def main(argv=None) -> int:
     if not answer and stopped["type"] == "stopped":
         print(f"miniagent: error: {stopped['reason']}; the work so far is in "
               f"{session_path}: continue it with python -m miniagent session resume {session_path} "
-              f"--leaf {session.leaf} TASK, or allow more rounds with --max-rounds", file=sys.stderr)
+              f"--leaf {session.leaf} TASK, or allow more with --max-rounds / --budget", file=sys.stderr)
         return 1
     return 0

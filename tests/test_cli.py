@@ -197,6 +197,18 @@ def test_no_final_answer_after_max_rounds_exits_non_zero(tmp_path, capsys):
     assert "session resume" in captured.err
 
 
+def test_a_token_budget_stops_the_task_before_the_call_that_would_go_over(tmp_path, capsys):
+    call = {"id": "c1", "type": "function", "function": {"name": "list_files", "arguments": '{"path": "."}'}}
+    asks = completion({"role": "assistant", "content": None, "tool_calls": [call]})  # 74 + 1 tokens a call
+    with FakeChatServer([(200, asks)] * 5) as srv:
+        code = main(_args(tmp_path, srv.url, "--budget", "150"))
+    captured = capsys.readouterr()
+    assert code == 1 and len(srv.received) == 2
+    assert "token budget spent: 150 tokens used, the budget is 150" in captured.err and "--budget" in captured.err
+    stopped = Session.open(tmp_path / "s.jsonl").entries[-1]
+    assert stopped["type"] == "stopped" and stopped["tokens"] == 150
+
+
 def test_a_session_file_in_the_shipped_data_is_never_appended_to(tmp_path, capsys):
     shipped = ROOT / "data" / "recordings" / "t11-smollm2-llamacpp" / "message-day1.jsonl"
     before = shipped.read_bytes()

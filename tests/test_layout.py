@@ -103,7 +103,7 @@ def test_help_lists_every_verb_with_one_line():
     done = subprocess.run([sys.executable, "-m", "prefixlab", "--help"], capture_output=True, text=True, cwd=ROOT,
                           check=True)
     listed = {line.split()[0] for line in done.stdout.splitlines() if line.startswith("  ")}
-    assert listed == set(VERBS) == {"server", "record", "verify", "compare", "report", "gguf-tokenizer",
+    assert listed == set(VERBS) == {"server", "record", "verify", "compare", "report", "bill", "gguf-tokenizer",
                                     "tokenizer-fixtures"}
     for verb in VERBS:
         assert len([line for line in done.stdout.splitlines() if line.startswith(f"  {verb} ")]) == 1

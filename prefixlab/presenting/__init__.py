@@ -1,6 +1,9 @@
 """Presenting: what the book, the labs and the command line show of the cache layer's numbers.
 
 ``report``      ``python -m prefixlab.report``: the calculator's per-request table of any recording
+``bill``        ``python -m prefixlab bill``: the whole bill of a session file or recording (every request,
+                session and child; both usage conventions; priced under a chosen rule), and a session's
+                ledger split by what a tally of the context now sees
 ``scenarios``   one cache rule, one k: the rows it predicts (the calculator lab and chapter figures draw them)
 ``evolution``   a chapter's evolution map (data in ``data/<chapter>/evolution.yml``), shown by every lesson
 ``agent_picture`` one round of the agent loop, drawn at the start of every lesson: the parts earlier lessons

@@ -38,6 +38,7 @@ from prefixlab.cache.counterfactual import remembered_notes
 from prefixlab.paths import DATA, RECORDINGS
 from prefixlab.recording.format import Call, Recording, load
 
+from . import bill
 from .book.glue import glue_text, shown
 
 HERE = "你在这里"
@@ -45,7 +46,8 @@ HIDDEN = "?"  # in place of a number the reader has not measured yet
 AT_CHOICES = ("first", "last", "all", "compaction", "compactions", "after_compaction", "system_change")
 MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
             "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries", "reply_with_rule",
-            "peak_prompt_tokens", "total_prompt_tokens", "total_recomputed")
+            "peak_prompt_tokens", "total_prompt_tokens", "total_recomputed",
+            "sum_prompt_tokens", "sum_cached_tokens", "ledger_prompt_tokens", "context_prompt_tokens")
 
 
 class MapError(ValueError):
@@ -274,6 +276,20 @@ def evaluate(query: dict):
         return sum(c.prompt_tokens for c in calls)
     if measure == "total_recomputed":
         return sum(c.prompt_tokens - c.cached_tokens for c in calls)
+    if measure == "sum_prompt_tokens":  # every input token of the selected calls the server answered
+        return sum(c.prompt_tokens for c in calls if c.response is not None)
+    if measure == "sum_cached_tokens":
+        return sum(c.cached_tokens or 0 for c in calls)
+    if measure in ("ledger_prompt_tokens", "context_prompt_tokens"):
+        # one session: its whole file's ledger (every branch, every child), or what a tally of the
+        # context at the session's leaf sees (prefixlab.presenting.bill.context_vs_ledger)
+        if len(sessions) != 1:
+            raise MapError(f"measure {measure!r} needs one session, got {sessions}")
+        info = recording.session_info(sessions[0])
+        parts = bill.context_vs_ledger(recording.path / info["file"], info["leaf"])
+        if measure == "context_prompt_tokens":
+            return parts["context"].prompt
+        return sum(u.prompt for u in parts.values())
     if len(calls) != 1:
         raise MapError(f"measure {measure!r} needs one call; 'at: {query['at']}' selects {len(calls)}")
     call = calls[0]

@@ -1,0 +1,6 @@
+"""What chapter A8's lessons draw and compute from the shipped recordings (plotly figures work without a kernel).
+
+``usage``       A8·1: every shipped recording booked both ways; what the naive sum counts twice
+``ledger``      A8·2: a session's ledger split by what a tally of the context now sees and misses
+``provenance``  the 口径 note of a figure built from many recordings
+"""

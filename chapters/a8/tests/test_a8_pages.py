@@ -1,0 +1,116 @@
+"""Chapter A8's pages and lab: every exercise checker accepts the right answer and hints without the
+number otherwise; no output of a page prints an answer before it is asked; the chapter page bills
+every shipped recording; the figures build from the shipped recordings."""
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from chapters.a8.exercises import a8_1, a8_2
+from chapters.a8.figures import ledger, usage
+from chapters.a8.lab import your_bill
+from prefixlab.paths import RECORDINGS
+from prefixlab.presenting import bill
+from prefixlab.presenting.answers import ASK
+from prefixlab.recording.format import find_recordings, load
+
+ROOT = Path(__file__).resolve().parents[3]
+BOOK = ROOT / "book" / "a8"
+
+
+def outputs(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    return json.dumps([o for c in nb.cells if c.cell_type == "code" for o in c.outputs], ensure_ascii=False)
+
+
+def _answers():
+    compaction = [c for c in load(RECORDINGS / a8_1.SUMMARY_RECORDING).calls if c.kind == "compaction"]
+    t11, t13 = load(RECORDINGS / a8_2.COMPACTED[0]), load(RECORDINGS / a8_2.FORK[0])
+    day1 = bill.bill_session(RECORDINGS / a8_2.COMPACTED[0] / t11.session_info(a8_2.COMPACTED[1])["file"])
+    fork_info = t13.session_info(a8_2.FORK[1])
+    context = [c for c in t13.session_calls(a8_2.FORK[1])]
+    return {
+        "a8-1-normalize-usage.ipynb": [
+            (a8_1.check_summary_input, sum(c.prompt_tokens - c.cached_tokens for c in compaction)),
+            (a8_1.check_responses_usage, 5120 - 4864)],
+        "a8-2-ledger-not-context.ipynb": [
+            (a8_2.check_compacted_day, a8_2.missed(*a8_2.COMPACTED)),
+            (a8_2.check_fork_leaf, a8_2.missed(*a8_2.FORK))],
+    }, day1, fork_info, context
+
+
+ANSWERS, T11_DAY1, FORK_INFO, FORK_CALLS = _answers()
+
+
+def test_the_answers_are_what_the_lessons_say():
+    # the compacted day: everything but the calls whose answers are in context at the leaf
+    (_, compacted), (_, fork) = ANSWERS["a8-2-ledger-not-context.ipynb"]
+    assert 0 < compacted < T11_DAY1.total.prompt
+    # the fork's leaf sees rounds 1..5 of day 1 and its own two calls
+    assert len(FORK_CALLS) == 2 and fork < 50_000
+
+
+@pytest.mark.parametrize("page", list(ANSWERS))
+def test_checkers_accept_the_answer_and_hint_without_it(page):
+    for check, answer in ANSWERS[page]:
+        assert check(None) == ASK
+        assert check(answer).startswith("对")
+        wrong = check(answer + 7)
+        assert wrong.startswith("不对") and f"{answer:,}" not in wrong and str(answer) not in wrong
+
+
+ORDER = ["index.ipynb", "a8-1-normalize-usage.ipynb", "a8-2-ledger-not-context.ipynb"]
+
+
+@pytest.mark.parametrize("page", list(ANSWERS))
+def test_no_output_of_the_page_or_the_pages_before_prints_an_answer(page):
+    shown = "".join(outputs(BOOK / p) for p in ORDER[:ORDER.index(page) + 1])
+    for _, answer in ANSWERS[page]:
+        for form in {f"{answer:,}", str(answer)}:  # as a number of its own, not a digit run inside another
+            assert not re.search(rf"(?<![\w.,$]){re.escape(form)}(?![\d,])", shown), (page, answer)
+
+
+def test_the_chapter_page_bills_every_shipped_recording():
+    nb = nbformat.read(BOOK / "index.ipynb", as_version=4)
+    table = next(c for c in nb.cells if c.cell_type == "code" and "find_recordings" in c.source)
+    shown = "".join(o["data"]["text/plain"] for o in table.outputs if "data" in o)
+    lines = [line.split(" | ")[0] for line in shown.splitlines()]
+    assert [p.name for p in find_recordings(RECORDINGS) if p.name.removesuffix("-smollm2-llamacpp") not in lines] == []
+
+
+def test_the_figures_build_and_their_numbers_add_up():
+    rows = usage.booked_all()
+    assert len(rows) == len(find_recordings(RECORDINGS))
+    assert all(r.counted_twice == r.usage.cache_read for r in rows)  # llama-server reports no cache writes
+    assert len(usage.figure(rows).data) == 3
+    splits = ledger.splits()
+    assert {(s.recording, s.session) for s in splits} >= {(r, s) for r, s, _ in ledger.SHOWN}
+    for s in splits:
+        assert s.ledger == bill.bill_session(RECORDINGS / s.recording / load(RECORDINGS / s.recording)
+                                             .session_info(s.session)["file"]).total
+        assert 0 < s.missed_share < 1
+    assert len(ledger.figure(splits).data) == len(bill.PARTS)
+    # the exercise's sessions are not drawn on the page
+    assert a8_2.COMPACTED not in {(s.recording, s.session) for s in splits}
+
+
+def test_the_lab_checkers():
+    assert your_bill.check_requests(your_bill.DEFAULT, None) == ASK
+    calls = your_bill.load(your_bill.DEFAULT).total.calls
+    assert your_bill.check_requests(your_bill.DEFAULT, calls).startswith("对")
+    assert your_bill.check_requests(your_bill.DEFAULT, calls + 1).startswith("不对")
+    file, leaf = your_bill.main_session(your_bill.DEFAULT)
+    seen = bill.context_vs_ledger(file, leaf)["context"].calls
+    assert your_bill.check_context_calls(your_bill.DEFAULT, seen).startswith("对")
+    assert your_bill.check_context_calls(file, seen).startswith("不对")  # the file's own leaf is the last fork
+    assert len(your_bill.figure(your_bill.load(your_bill.DEFAULT)).data) == 2
+
+
+def test_the_lab_asks_before_it_prints_the_bill():
+    nb = nbformat.read(ROOT / "labs" / "a8" / "your-bill.ipynb", as_version=4)
+    sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    first_check = next(i for i, s in enumerate(sources) if "check_requests" in s)
+    first_render = next(i for i, s in enumerate(sources) if "render" in s)
+    assert first_check < first_render
