@@ -10,7 +10,7 @@ writes ``data/a2/outputs-edits.json`` (tests check it is current).
   (the first page and where the rest is).
 - Edits: the same one-line change made with ``write_file`` (the whole new file in the call) or with
   ``edit_file`` (the old and the new text), on the toy repository's ``units/convert.py`` and on a copy of
-  miniagent's ``tools.py`` (``data/a2/edit/tools.py``, as it was on 2026-12-04). Completion tokens of a
+  miniagent's ``tools.py`` (``data/a2/edit/tools.py.txt``, as it was on 2026-12-04). Completion tokens of a
   call: the assistant turn holding it, as the live model's template renders it (what the model generates).
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ BIG_PATH = "logs/station-log.csv"        # where the lesson's sessions put it in
 NEEDLE = "ERR"                            # the one failed reading, in the middle of the file
 EDITS = {
     "convert": (TOY_REPO / "units" / "convert.py", "units/convert.py", r"^\s*(\d+", r"^\s*(-?\d+"),
-    "tools": (A2_DATA / "edit" / "tools.py", "miniagent/tools.py",
+    "tools": (A2_DATA / "edit" / "tools.py.txt", "miniagent/tools.py",
                  "OUTPUT_LIMIT = 8000", "OUTPUT_LIMIT = 12000"),
 }
 
