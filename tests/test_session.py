@@ -175,11 +175,19 @@ def test_other_fields_the_agent_reads_are_checked_on_load(tmp_path, entry, probl
         Session.open(path)
 
 
+# JSON-lines data files that are not sessions, each with what it is instead.
+NOT_SESSIONS = {
+    "data/a2/call-shapes/rows.jsonl": "the live model's replies of A2·1, one per line (chapters/a2/experiments/call_shapes.py)",
+}
+
+
 def test_every_shipped_session_file_still_loads():
     files = sorted(ROOT.glob("data/**/*.jsonl"))
     assert files
+    assert all((ROOT / name).is_file() for name in NOT_SESSIONS)  # the list names real files, no stale skips
     for path in files:
-        Session.open(path).messages()
+        if path.relative_to(ROOT).as_posix() not in NOT_SESSIONS:
+            Session.open(path).messages()
 
 
 def test_forking_a_session_file_that_does_not_exist_says_so(tmp_path):
