@@ -66,7 +66,7 @@ A7 sub-agents
                      runs a child loop, fresh or forked from the parent's conversation,
                      under depth and loop limits; its own session file, linked to the
                      parent's child entry; its usage in the parent's ledger
-                     -> add_children, ChildLimits
+                     -> add_children, ChildLimits (python -m miniagent --children ROUNDS)
 
 The command line
   cli.py             ``python -m miniagent TASK``: one task in one workspace; builds the

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from .agents_md import over_the_cap, read_agents_md
+from .children import ChildLimits, add_children
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
 from .loop import Limits, run_task
 from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
@@ -37,6 +38,17 @@ def positive_seconds(text: str) -> float:
     if not math.isfinite(seconds) or seconds <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
     return seconds
+
+
+def child_rounds(text: str) -> int:
+    """--children: a whole number of rounds, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of rounds, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more rounds, not {value}")
+    return value
 
 
 def retry_count(text: str) -> int:
@@ -70,6 +82,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="where the skills index sits: right after the base prompt (stable) or after "
                         "AGENTS.md, before the memory (volatile) (default: %(default)s)")
     p.add_argument("--max-rounds", type=int, default=20)
+    p.add_argument("--children", type=child_rounds, metavar="ROUNDS",
+                   help="give the agent the spawn_agent tool: a child agent with its own context and session "
+                        "file (next to this session's), at most ROUNDS rounds, no grandchildren (chapter A7; "
+                        "default: no such tool)")
     p.add_argument("--compact-at", type=int, metavar="TOKENS",
                    help="before a call whose estimated size is over TOKENS, replace all but the last "
                         f"{KEEP_ROUNDS} rounds with a summary written by the model (default: never)")
@@ -137,7 +153,11 @@ def main(argv=None) -> int:
         steps = compaction + [injection]  # compaction first: the memory design builds on the new prefix
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         limits = Limits(max_rounds=args.max_rounds, max_tokens=args.budget)
-        answer = run_task(task, model=model, toolbox=Toolbox(workspace, memory, skills), session=session,
+        toolbox = Toolbox(workspace, memory, skills)
+        if args.children is not None:  # opt-in (A7): one more tool, the children talk to the same server
+            toolbox = add_children(toolbox, session, lambda number, mode: model, log=print,
+                                   limits=ChildLimits(limits=Limits(max_rounds=args.children))).toolbox
+        answer = run_task(task, model=model, toolbox=toolbox, session=session,
                           steps=steps, limits=limits, log=print)
     except (TaskFileError, ModelError, ToolError, SessionFileError, MemoryFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)

@@ -203,3 +203,30 @@ def test_append_with_a_taken_entry_id_is_refused(tmp_path):
     with pytest.raises(ValueError, match="already used"):
         session.append("message", entry_id=entry["id"], message={"role": "user", "content": "y"})
     assert len(Session.open(tmp_path / "p.jsonl").entries) == 1
+
+
+def test_the_command_line_gives_the_tool_only_when_asked(tmp_path, capsys):
+    from fake_server import FakeChatServer, completion
+    from miniagent.cli import main
+
+    (tmp_path / "repo").mkdir()
+    spawn_call = {"id": "s1", "type": "function", "function": {"name": "spawn_agent", "arguments": json.dumps(
+        {"goal": "g", "context": "c", "output": "o", "mode": "fresh"})}}
+    replies = [(200, completion({"role": "assistant", "content": None, "tool_calls": [spawn_call]})),
+               (200, completion({"role": "assistant", "content": "child report"})),
+               (200, completion({"role": "assistant", "content": "all done"}))]
+    common = ["-w", str(tmp_path / "repo"), "--memory", str(tmp_path / "M.md")]
+    with FakeChatServer(replies) as srv:
+        code = main(["task", *common, "--server", srv.url, "--session", str(tmp_path / "s.jsonl"), "--children", "5"])
+    assert code == 0 and "all done" in capsys.readouterr().out
+    tools = [t["function"]["name"] for t in json.loads(srv.received[0])["tools"]]
+    assert tools[-1] == "spawn_agent" and json.loads(srv.received[1])["messages"][-1]["content"].startswith("You are a child")
+    [entry] = child_entries(Session.open(tmp_path / "s.jsonl"))
+    assert entry["status"] == "done" and (tmp_path / entry["path"]).is_file()
+    with FakeChatServer([(200, completion({"role": "assistant", "content": "ok"}))]) as srv:
+        main(["task", *common, "--server", srv.url, "--session", str(tmp_path / "t.jsonl")])
+    assert "spawn_agent" not in [t["function"]["name"] for t in json.loads(srv.received[0])["tools"]]
+    for bad in ("0", "x"):
+        with pytest.raises(SystemExit):
+            main(["task", *common, "--children", bad])
+    assert "--children: must be" in capsys.readouterr().err
