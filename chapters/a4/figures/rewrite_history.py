@@ -174,5 +174,5 @@ def census_figure(counts: dict[str, dict[str, int]]) -> go.Figure:
                     hovertemplate=f"{CENSUS_LABELS[part]}:%{{x:,}} token(%{{customdata}})<extra></extra>")
     fig.update_layout(barmode="stack", height=150 + 70 * len(labels), margin=dict(t=30, b=80, l=10, r=10),
                       xaxis_title="token(课程分词器按服务器渲染出的 prompt 逐个数)",
-                      yaxis=dict(autorange="reversed"), legend=dict(orientation="h", y=-0.35, x=0))
+                      yaxis=dict(autorange="reversed"), legend=dict(orientation="h", y=-0.35, x=0, traceorder="normal"))
     return fig

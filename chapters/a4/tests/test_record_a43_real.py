@@ -1,8 +1,9 @@
 """Record a short A4-3 slice on the real llama-server and check it token by token (lesson A4·3).
 
 The first three rounds of the session with the transcript re-rendered and the notes block before it:
-each follow-up breaks where the notes begin, so rounds 2 and 3 read back the same number of tokens
-(the system prompt and the tools), fewer than round 1 sent; the llama.cpp rule predicts every request.
+each follow-up breaks inside the notes block, before the transcript. Round 2 reads back the system
+prompt and the tools (round 1's block said "- none"); round 3 also the one note round 2 already had;
+neither reads the transcript. The llama.cpp rule predicts every request.
 
 Runs only with PREFIXLAB_REAL_SERVER=1 (``make test-server``).
 """
@@ -14,6 +15,7 @@ from prefixlab.cache import calculator
 from prefixlab.cache.tokenizer import load_tokenizer
 from prefixlab.recording.verify import check
 from chapters.a4.experiments.rewrite_history import RewriteHistoryRecorder
+from chapters.a4.figures import rewrite_history as charts
 from real_server import record_on_fresh_server
 
 pytestmark = [pytest.mark.server,
@@ -39,10 +41,11 @@ def test_prompt_tokens_equal_the_offline_count(recorded):
     assert check(recorded, load_tokenizer()) == []
 
 
-def test_every_follow_up_breaks_where_the_notes_begin(recorded):
+def test_every_follow_up_breaks_in_the_notes_block(recorded):
     first, second, third = recorded.calls
     assert first.cached_tokens == 0
-    assert 0 < second.cached_tokens == third.cached_tokens < first.prompt_tokens
+    assert 0 < second.cached_tokens < third.cached_tokens
+    assert [r.where for r in charts.round_rows(recorded)[1:]] == ["笔记块", "笔记块"]
 
 
 def test_the_llamacpp_rule_predicts_every_request(recorded):
