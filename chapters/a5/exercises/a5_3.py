@@ -1,27 +1,33 @@
 """Checker functions for lesson A5·3's exercises. Each returns a short Chinese verdict.
 
-    check_verbatim(cells, guess)     # exercise 1: structured summaries holding the rule word for word, 2 deep
+    check_rule_tokens(rec, guess)    # exercise 1: the rule's tokens in the first summary request
     check_truncated(rows, guess)     # exercise 2: structured summaries stopped at max_tokens
 """
 from __future__ import annotations
 
 from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.evolution import evaluate
 
-from chapters.a5.figures.layers import share
+from chapters.a5.figures.layers import NAME
 
-DEPTH = 2  # exercise 1 asks about the second summary (the map shows the first and the third)
+SESSION = "free-01"  # exercise 1: the first run's first summary request
 
 
-def check_verbatim(cells, guess) -> str:
-    """How many of the structured runs' second summaries hold the rule word for word."""
+def rule_tokens(rec) -> int:
+    """Tokens of the recording's rule in the first summary request of SESSION (the calculator's count)."""
+    return evaluate({"recording": rec.path.name if rec is not None else NAME, "session": SESSION, "at": "first",
+                     "measure": "rule_tokens"})
+
+
+def check_rule_tokens(rec, guess) -> str:
+    """How many tokens the rule takes in the first summary request."""
     if not is_int(guess):
         return ASK
-    cell = share(cells, "structured", DEPTH)
-    if guess != cell.verbatim:
-        return (f"不对,{more_or_less(guess, cell.verbatim)}。表里数的是“逐字或换了说法”;逐字只算一字不差地写出规矩的那些。"
-                "提示要求照抄,小模型常常译成英文或改写。")
-    return (f"对:{cell.runs} 次里 {cell.verbatim} 次逐字。换了说法但意思还在的另有 {cell.in_summary - cell.verbatim} 次;"
-            "能逐字搜到的规矩,才能被程序找到和核对(A6·1 的表就是逐字查的)。")
+    answer = rule_tokens(rec)
+    if guess != answer:
+        return (f"不对,{more_or_less(guess, answer)}。Qwen 的分词器对中文大多是一两个字一个 token;"
+                "标点算在句子里,不算在规矩里。")
+    return (f"对:{answer} 个 token。逐字保留一条规矩几乎不花什么;丢掉它的代价,是 agent 可能去改测试文件。")
 
 
 def check_truncated(rows, guess) -> str:
@@ -33,6 +39,5 @@ def check_truncated(rows, guess) -> str:
     if guess != len(cut):
         return (f"不对,{more_or_less(guess, len(cut))}。看 finish_reason:写到 max_tokens 被截断的是 \"length\"。"
                 "分节的提示要模型写四节,写得越全越容易碰到上限。")
-    kept = sum(1 for r in cut if r.in_summary is not None)
-    return (f"对:{total} 份里 {len(cut)} 份被截断,其中 {kept} 份的规矩还在。规矩一节排在最前面,"
-            "截掉的是后面的几节;如果规矩排在最后,截断就会先把它截掉。")
+    return (f"对:{total} 份里 {len(cut)} 份被截断。规矩一节排在最前面,截掉的只会是后面几节;"
+            "如果规矩排在最后,截断会先把它截掉。")

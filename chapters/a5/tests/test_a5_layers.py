@@ -12,6 +12,7 @@ import pytest
 
 from chapters.a5.experiments.layered_summaries import VARIANTS, LayersRecorder, main, plan, resume
 from chapters.a5.figures.layers import layers, rule_in, shares
+from chapters.a5.figures.layers import recording as layers_recording
 from chapters.a5.tests.test_a5_recorders import PROVENANCE
 from fake_server import FakeChatServer, completion
 from miniagent.compaction import STRUCTURED_REQUEST
@@ -132,3 +133,18 @@ def test_bad_command_lines_are_refused_clearly(tmp_path, capsys):
 ])
 def test_the_rule_detector(text, kind):
     assert rule_in(text, RULE) == kind
+
+
+def test_the_shipped_recording_holds_three_sampled_summaries_per_run_in_plan_order():
+    rec = layers_recording()
+    m = rec.manifest
+    assert m["policy"] == "live" and m["status"] == "complete" and sum(m["chunks"]) == len(m["sessions"])
+    assert [(s["seed"], s["variant"]) for s in m["sessions"]] == plan(m["runs"], m["fix_runs"])[:len(m["sessions"])]
+    for info in m["sessions"]:
+        calls = rec.session_calls(info["id"])
+        assert len(calls) == 3 and all(c.kind == "compaction" for c in calls)
+        assert all(c.request["seed"] == info["seed"] and c.request["temperature"] > 0 for c in calls)
+    # the rule is in the task's user message, not in AGENTS.md, except in the agents-md variant
+    first = {s["variant"]: rec.session_calls(s["id"])[0].request["messages"] for s in m["sessions"]}
+    assert RULE in first["free"][1]["content"] and RULE not in first["free"][0]["content"]
+    assert RULE in first["agents-md"][0]["content"] and RULE not in first["agents-md"][1]["content"]

@@ -44,11 +44,11 @@ def _answers():
     anthropic = next(r.read for r in calculator.analyze(recs4["separate"], "anthropic", sessions="reserve",
                                                         model=a5_4.ANTHROPIC_MODEL)
                      if recs4["separate"].calls[r.seq].kind == "compaction")
-    rows3 = layers.layers(layers.recording())
-    cells3 = layers.shares(rows3)
+    rec3 = layers.recording()
+    rows3 = layers.layers(rec3)
     return {
         "a5-3-layered-summaries.ipynb": [
-            (lambda g: a5_3.check_verbatim(cells3, g), layers.share(cells3, "structured", a5_3.DEPTH).verbatim),
+            (lambda g: a5_3.check_rule_tokens(rec3, g), a5_3.rule_tokens(rec3)),
             (lambda g: a5_3.check_truncated(rows3, g),
              sum(1 for r in rows3 if r.variant == "structured" and r.truncated))],
         "a5-1-when-to-compact.ipynb": [
