@@ -7,10 +7,7 @@ finds this package at run time).
 """
 from prefixlab.recording.experiments import Experiment
 
-# Registered once its recording is shipped (tests/test_layout.py requires every registered experiment's
-# recordings in data/recordings/): until then, run it with `python -m chapters.a8.experiments.whole_task OUT`.
-PENDING = [
+EXPERIMENTS = [
     Experiment("a8-3", "a8", "A8·3 一整单:技能、记忆、压缩和子 agent 都用上的完整任务,再加一遍预算上限(约 3 分钟)",
                f"{__name__}.whole_task", {"a8-3-whole-task-smollm2-llamacpp": "."}),
 ]
-EXPERIMENTS: list[Experiment] = []
