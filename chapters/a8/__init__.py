@@ -9,6 +9,8 @@ The instrument itself is generic and lives in prefixlab: ``python -m prefixlab b
 ``exercises``   the exercise checkers, one module per lesson: ``a8_1``, ``a8_2``
 ``lab``         the lab's helpers: ``your_bill`` (the bill of a shipped recording or of your own session
                 file, and the lab's checkers)
-``paths``       where the chapter's data is (data/a8/: the map)
+``experiments`` what the chapter records: ``whole_task`` (A8·3, ``a8-3``: one complete task with skills,
+                memory, a compaction and a child; the same task under a token budget)
+``paths``       where the chapter's data is (data/a8/: the map, A8·3's script)
 ``tests``       the chapter's tests (its figures, pages, exercises and lab)
 """

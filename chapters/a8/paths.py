@@ -8,3 +8,5 @@ from prefixlab.paths import DATA
 
 A8_DATA = DATA / "a8"
 EVOLUTION = A8_DATA / "evolution.yml"   # the chapter's map
+WHOLE_TASK_DIR = A8_DATA / "whole-task"  # A8·3 (one complete task): the script
+SKILLS = DATA / "a6" / "skills" / "ours"  # the course's own skills (written for A6·3), offered to A8·3's agent

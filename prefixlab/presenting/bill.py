@@ -452,15 +452,17 @@ def default_rule(b: Bill, model: str) -> str:
     return pricing.model_price(model).rule if b.recording is not None else RECORDED
 
 
-def price(b: Bill, model: str, rule: str | None = None, **rule_settings) -> CostBreakdown:
-    """What the bill's tokens cost at ``model``'s list prices, counted under ``rule``."""
+def price(b: Bill, model: str, rule: str | None = None, sessions: list[str] | None = None,
+          **rule_settings) -> CostBreakdown:
+    """What the bill's tokens cost at ``model``'s list prices, counted under ``rule``; ``sessions``: only
+    these sessions of a recording (the whole recording is still replayed: the cache is shared)."""
     try:
         listed = pricing.model_price(model)
     except (KeyError, ValueError) as err:
         raise BillError(str(err.args[0] if err.args else err)) from None
     rule = rule or default_rule(b, model)
     if rule == RECORDED:
-        return _price_recorded(b, listed)
+        return _price_recorded(b, listed, sessions)
     if b.recording is None:
         raise BillError(f"{b.path}: a session file alone cannot be replayed under the {rule!r} rule (the rule "
                         "re-tokenizes each request with the chat template and tokenizer a recording's manifest "
@@ -474,15 +476,15 @@ def price(b: Bill, model: str, rule: str | None = None, **rule_settings) -> Cost
         rule_settings.setdefault("model", listed.model)
     rows = calculator.analyze(b.recording, rule, **rule_settings)
     outputs = {l.seq: (l.usage.output if l.usage else 0) for l in b.lines()}
-    accepted = [r for r in rows if r.refused is None]
+    accepted = [r for r in rows if r.refused is None and (sessions is None or r.session in sessions)]
     return pricing.total_cost([r.prediction for r in accepted], model,
                               output_tokens=[outputs[r.seq] for r in accepted])
 
 
-def _price_recorded(b: Bill, listed: pricing.ModelPrice) -> CostBreakdown:
+def _price_recorded(b: Bill, listed: pricing.ModelPrice, sessions: list[str] | None = None) -> CostBreakdown:
     summed: dict[tuple, int] = {}
     for l in b.lines():
-        if l.usage is None:
+        if l.usage is None or (sessions is not None and l.session not in sessions):
             continue
         p = listed.at(l.usage.prompt)
         write = "write_5m" if p.provider == "anthropic" else "write_30m"

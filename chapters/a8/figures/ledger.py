@@ -67,6 +67,8 @@ def with_children() -> list[tuple[str, str, str]]:
         rec = load(path)
         for info in rec.manifest["sessions"]:
             key = (rec.manifest["experiment"], info["id"])
+            if rec.manifest["experiment"].startswith("A8"):
+                continue  # this chapter's own task is A8·3's subject, not A8·2's evidence
             if info.get("kind") == "main" and key not in seen and bill.children_folder(path / info["file"]).is_dir():
                 seen.add(key)
                 out.append((path.name, info["id"], f"{rec.manifest['experiment']} {info['id']}(有子会话)"))

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from chapters.a8.exercises import a8_1, a8_2
+from chapters.a8.exercises import a8_1, a8_2, a8_3
 from chapters.a8.figures import ledger, usage
 from chapters.a8.lab import your_bill
 from prefixlab.paths import RECORDINGS
@@ -38,7 +38,18 @@ def _answers():
         "a8-2-ledger-not-context.ipynb": [
             (a8_2.check_compacted_day, a8_2.missed(*a8_2.COMPACTED)),
             (a8_2.check_fork_leaf, a8_2.missed(*a8_2.FORK))],
+        "a8-3-whole-bill.ipynb": [
+            (a8_3.check_budget_tokens, _budget_stop_tokens())],
     }, day1, fork_info, context
+
+
+def _budget_stop_tokens() -> int:
+    """What the budget run's stopped entry says it had used (the checker computes it from the bill)."""
+    rec = load(RECORDINGS / "a8-3-whole-task-smollm2-llamacpp")
+    path = rec.path / rec.session_info("budget")["file"]
+    stop = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()][-1]
+    assert stop["type"] == "stopped"
+    return stop["tokens"]
 
 
 ANSWERS, T11_DAY1, FORK_INFO, FORK_CALLS = _answers()
@@ -61,7 +72,7 @@ def test_checkers_accept_the_answer_and_hint_without_it(page):
         assert wrong.startswith("不对") and f"{answer:,}" not in wrong and str(answer) not in wrong
 
 
-ORDER = ["index.ipynb", "a8-1-normalize-usage.ipynb", "a8-2-ledger-not-context.ipynb"]
+ORDER = ["index.ipynb", "a8-1-normalize-usage.ipynb", "a8-2-ledger-not-context.ipynb", "a8-3-whole-bill.ipynb"]
 
 
 @pytest.mark.parametrize("page", list(ANSWERS))
@@ -114,3 +125,19 @@ def test_the_lab_asks_before_it_prints_the_bill():
     first_check = next(i for i, s in enumerate(sources) if "check_requests" in s)
     first_render = next(i for i, s in enumerate(sources) if "render" in s)
     assert first_check < first_render
+
+
+def test_the_whole_bill_is_the_servers_usage_to_the_token():
+    rec = load(RECORDINGS / "a8-3-whole-task-smollm2-llamacpp")
+    b = bill.bill(rec.path)
+    for sid in [s["id"] for s in rec.manifest["sessions"]]:
+        calls = [c for c in rec.calls if c.session == sid and c.response is not None]
+        usage = b.by_session()[sid]
+        assert (usage.calls, usage.prompt, usage.cache_read, usage.output) == (
+            len(calls), sum(c.prompt_tokens for c in calls), sum(c.cached_tokens for c in calls),
+            sum(c.response["usage"]["completion_tokens"] for c in calls))
+    kinds = {c.kind for c in rec.calls if c.session == "whole"}
+    assert kinds == {"model_call", "compaction"} and rec.session_info("whole-child1")["kind"] == "child"
+    (root,) = bill.bill(rec.path / "budget.jsonl").roots
+    (stop,) = root.stops
+    assert "budget" in stop["reason"] and stop["tokens"] == root.total.prompt + root.total.output

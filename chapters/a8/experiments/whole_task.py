@@ -1,0 +1,154 @@
+"""Record A8·3's experiment: one complete task with skills, memory, a compaction and a child agent.
+
+    python -m prefixlab record a8-3 OUT
+
+Scripted policy (``data/a8/whole-task/script.yml``): every request of the agent and of its child goes to
+the course's llama-server (``-c 4096 -np 1``), the assistant turns come from the script, the tools run for
+real on a fresh copy of ``data/toy-repo``. The agent is miniagent as the chapters built it: the skills
+index of ``data/a6/skills/ours`` in the system prompt (``read_skill``), memory mode ``frozen`` with the
+script's notes in MEMORY.md, miniagent's Compactor (window - reserve, counted exactly with the server's
+template and tokenizer; the served model writes each summary), and the ``spawn_agent`` tool (a fresh
+child with its own session file, a session of kind ``child`` in the manifest).
+
+Variants, each on a fresh server: ``whole`` (the task to its end) and ``budget`` (the same task with a
+token budget, ``Limits(max_tokens=...)``, that stops it before the request that would go over).
+"""
+from __future__ import annotations
+
+from miniagent.children import ChildLimits, add_children, child_entries, open_child
+from miniagent.compaction import Compactor, model_summariser, threshold
+from miniagent.loop import Limits, run_task
+from miniagent.modes import for_mode
+from miniagent.prompt import BASE_PROMPT, read_agents_md
+from miniagent.session import Session
+from miniagent.skills import SkillSet
+from miniagent.tools import Toolbox
+
+from chapters.a8.paths import SKILLS, WHOLE_TASK_DIR
+from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
+from prefixlab.paths import TOY_REPO
+from prefixlab.recording.format import write_manifest
+from prefixlab.recording.policy import ScriptedPolicy
+from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.repository import Repository
+
+EXPERIMENT = "A8-3"
+GROUP = "frozen"
+NAME = "a8-3-whole-task-smollm2-llamacpp"
+SERVER_ARGS = ["-c", "4096", "-np", "1"]
+CHILD_ROUNDS = 10
+
+
+class StampedPolicy(ScriptedPolicy):
+    """The scripted policy, its send times noted in one list with its session's summary calls'."""
+
+    def __init__(self, *args, order: list[float], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.order = order
+
+    def complete(self, messages, tools=None, **params):
+        reply = super().complete(messages, tools, **params)
+        self.order.append(self.sent_at[-1])
+        return reply
+
+
+class StampedModel:
+    """The served model writing a summary; its send time goes into the same list."""
+
+    def __init__(self, model, order: list[float], clock, **params):
+        self.model, self.order, self.clock, self.params = model, order, clock, params
+
+    def complete(self, messages, tools=None, **params):
+        self.order.append(self.clock())
+        return self.model.complete(messages, tools, **{**self.params, **params})
+
+
+def exact_counter(tools: list[dict]):
+    """Count a request's tokens as the server will: its chat template, its tokenizer, the tools."""
+    template, tokenizer = load_template(), load_tokenizer()
+    return lambda messages: len(prompt_token_ids(template, tokenizer, messages, tools))
+
+
+class WholeTaskRecorder(Recorder):
+    """The whole task, then the same task under a token budget; each on a fresh server."""
+
+    experiment = EXPERIMENT
+    script_file = WHOLE_TASK_DIR / "script.yml"
+    repository = Repository(TOY_REPO)
+    variants = ("whole", "budget")
+
+    def compactor(self, order: list[float], tools: list[dict]) -> Compactor:
+        s = self.script
+        summary_model = StampedModel(self.model(), order, self.clock, max_tokens=s["summary_max_tokens"],
+                                     temperature=0)
+        return Compactor(threshold(s["window"], s["reserve"]), model_summariser(summary_model),
+                         keep_rounds=s["keep_rounds"], count_tokens=exact_counter(tools))
+
+    def run(self, sid: str, limits: Limits) -> Session:
+        s = self.script
+        workspace, memory = self.fresh_copy(sid)
+        for note in s["notes"]:
+            memory.add(note)
+        skills = SkillSet(SKILLS, label="skills")
+        session = Session.open(self.out / f"{sid}.jsonl")
+        order, child_orders = [], {}
+
+        def model_for(number: int, mode: str):
+            child_orders[number] = []
+            return StampedPolicy(self.model(), list(s["child"]), f"call_{sid}_child{number}", self.clock,
+                                 order=child_orders[number])
+
+        def steps_for(number: int, mode: str):
+            return [self.compactor(child_orders[number], agents.toolbox.definitions)]
+
+        agents = add_children(Toolbox(workspace, memory, skills), session, model_for, steps_for=steps_for,
+                              log=self.log, limits=ChildLimits(depth=1, limits=Limits(max_rounds=CHILD_ROUNDS)))
+        tools = agents.toolbox
+        design = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
+                          skills=skills.index, skills_at="stable")
+        policy = StampedPolicy(self.model(), list(s["parent"]), f"call_{sid}", self.clock, order=order)
+        run_task(s["task"].strip(), model=policy, toolbox=tools, session=session,
+                 steps=[self.compactor(order, tools.definitions), design], limits=limits, log=self.log)
+        info = {"variant": sid}
+        if sid == "budget":
+            info["budget"] = s["budget"]
+        self._register({"id": sid, "file": session.path.name, "group": GROUP, "day": 1, "kind": "main", **info},
+                       session, 0, order)
+        for number, entry in enumerate(child_entries(session), start=1):
+            self._register({"id": f"{sid}-child{number}", "file": entry["path"], "group": GROUP, "day": 1,
+                            "kind": "child", "child_of": {"session": sid, "entry": entry["id"], "mode": entry["mode"]},
+                            **info}, open_child(session, entry), 0, child_orders[number])
+        # the server saw them by time: the child's requests came while the parent waited for its tool
+        self.manifest["order"].sort(key=lambda item: (item["epoch"], item["t"]))
+        write_manifest(self.out, self.manifest)
+        return session
+
+    def record(self) -> dict:
+        s = self.script
+        self.manifest["compaction"] = {"window": s["window"], "reserve": s["reserve"],
+                                       "budget": threshold(s["window"], s["reserve"]),
+                                       "keep_rounds": s["keep_rounds"], "summary_max_tokens": s["summary_max_tokens"]}
+        for variant in self.on_fresh_servers():
+            if variant == "whole":
+                self.run("whole", Limits(max_rounds=len(s["parent"])))
+            else:
+                self.run("budget", Limits(max_rounds=len(s["parent"]), max_tokens=s["budget"]))
+        return self.finish()
+
+
+def main(argv=None, prog: str = "python -m prefixlab record a8-3") -> int:
+    return record_on_course_server(prog, __doc__, WholeTaskRecorder, argv, server_args=SERVER_ARGS)
+
+
+RECORDER = WholeTaskRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+
+
+def replay_recorder(recording, out, connect, restart, log):
+    """The recorder that made ``recording``, built as its command line builds it (tests/test_replay.py)."""
+    return WholeTaskRecorder(out, connect, restart, recording.provenance, "local", log=log), {}
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(prog="python -m chapters.a8.experiments.whole_task"))
