@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from miniagent.session import Session, SessionFileError
-from prefixlab.cache import pricing
+from prefixlab.cache import pricing, rules
 from prefixlab.cache.pricing import CostBreakdown, Term
 from prefixlab.recording.format import RecordingError, is_request, load
 
@@ -472,8 +472,8 @@ def price(b: Bill, model: str, rule: str | None = None, sessions: list[str] | No
                         f"use --rule {listed.rule} (or --rule recorded)")
     from prefixlab.cache import calculator
 
-    if listed.provider == "anthropic":
-        rule_settings.setdefault("model", listed.model)
+    for key, value in rules.settings(rule, model=listed.model).items():  # what this rule takes of the model
+        rule_settings.setdefault(key, value)
     rows = calculator.analyze(b.recording, rule, **rule_settings)
     outputs = {l.seq: (l.usage.output if l.usage else 0) for l in b.lines()}
     accepted = [r for r in rows if r.refused is None and (sessions is None or r.session in sessions)]
@@ -487,7 +487,7 @@ def _price_recorded(b: Bill, listed: pricing.ModelPrice, sessions: list[str] | N
         if l.usage is None or (sessions is not None and l.session not in sessions):
             continue
         p = listed.at(l.usage.prompt)
-        write = "write_5m" if p.provider == "anthropic" else "write_30m"
+        write = "write_5m" if "write_5m" in p.multipliers else "write_30m"  # the table's own write term
         terms = [("uncached", l.usage.input, p.base_input, 1.0),
                  (write, l.usage.cache_write, p.base_input, p.multipliers.get(write, 1.0)),
                  ("read", l.usage.cache_read, p.base_input, p.multipliers["read"])]
