@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -516,7 +517,8 @@ HEAD = f"{'calls':>4} {'prompt':>9} {'cached':>9} {'uncached':>9} {'output':>7}"
 
 def render(b: Bill, *, requests: bool = True, model: str | list[str] | None = None, rule: str | None = None) -> str:
     """The bill as text (what the command prints); ``model``: one model or several, each priced."""
-    out = [f"bill of {b.path}" + (f" (recording, {len(b.recording.calls)} requests in the server's order)"
+    # relative to where you run it: the same text on every clone of the course (and in the lab's stored output)
+    out = [f"bill of {os.path.relpath(b.path)}" + (f" (recording, {len(b.recording.calls)} requests in the server's order)"
                                   if b.recording is not None else "")]
     if requests:
         out += ["", "per request:", f"  {'#':>4} {'session':<24} {'kind':<10} {'round':>5} {'prompt':>7} "
