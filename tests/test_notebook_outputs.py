@@ -2,7 +2,7 @@
 
 nbval compares each stored output with a fresh run; an output that prints an absolute path passes on
 the machine that executed the notebook and fails on every other clone (it did: the A8 lab's bill
-header printed /work/...). Executing a notebook here stores this checkout's root, so look for it.
+header printed the executing clone's absolute path). Executing a notebook here stores this checkout's root, so look for it.
 """
 from __future__ import annotations
 
