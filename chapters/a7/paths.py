@@ -12,3 +12,4 @@ A7_DATA = DATA / "a7"
 REPO_OVERLAY = A7_DATA / "repo-overlay"
 DELEGATION_DIR = A7_DATA / "delegation"          # A7·1 and A7·2: the scripted policy (script.yml)
 A7_EVOLUTION = A7_DATA / "evolution.yml"         # the chapter's evolution map
+REVIEW_DIR = A7_DATA / "review"                  # A7·4: the change with a planted bug, the reviews (script.yml)

@@ -7,6 +7,8 @@ they share: a parent agent with miniagent's spawn_agent tool, its children regis
 ``explore``         A7·1  read 30 files alone (compacting) or hand them to an explorer child   record a7-1
 ``fresh_or_fork``   A7·2  a fresh or a forked child; one slot, host cache, two slots          record a7-2
 ``limits``          A7·3  a vague brief unlimited, the same child capped, a clear brief     record a7-3
+``review``          A7·4  self-review in the same session or a fresh reviewer child         record a7-4-review
+``review_live``     A7·4  the live model reviews a planted bug, itself or fresh (a check)   record a7-4-review-live
 """
 from prefixlab.recording.experiments import Experiment
 
@@ -19,4 +21,8 @@ EXPERIMENTS = [
                f"{__name__}.fresh_or_fork", {name: name for name in _A7_2}),
     Experiment("a7-3", "a7", "A7·3 任务书与上限:含糊的任务书不设上限、设上限、写清楚(约 4 分钟)",
                f"{__name__}.limits", {"a7-3-limits-smollm2-llamacpp": "."}),
+    Experiment("a7-4-review", "a7", "A7·4 评审:同一会话里自己评审,还是交给全新的评审子 agent(约 2 分钟)",
+               f"{__name__}.review", {"a7-4-review-smollm2-llamacpp": "."}),
+    Experiment("a7-4-review-live", "a7", "A7·4 小检查:实时模型评审一个埋好的错误(分批录,每批 --minutes 分钟)",
+               f"{__name__}.review_live", {"a7-4-review-live-qwen2.5-coder-0.5b-llamacpp": "."}),
 ]
