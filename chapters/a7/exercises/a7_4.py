@@ -2,7 +2,7 @@
 
     check_back_cached(review_recording, guess)   # exercise 1: the parent's first request after a fresh reviewer
     check_cloud_back(reviews, guess)             # exercise 2: the same request under OpenAI's rule: A, B or C
-    check_live_more(live_reviews, guess)         # exercise 3: which way named the planted bug more often
+    check_live_verdict(live_reviews, guess)      # exercise 3: which way judged BUG on its first line more often
 
 The parallel half's checkers are in ``a7_4_parallel.py``.
 """
@@ -60,17 +60,17 @@ def check_cloud_back(reviews: dict[str, Review], guess) -> str:
             f"(这个请求 {back.request.prompt_tokens:,} 个)。槽位的代价是本机服务器的事,云端没有。")
 
 
-def check_live_more(items: list[LiveReview], guess) -> str:
-    """A7-4's live check: which way named the planted bug in more runs ('self', 'fresh' or 'same')."""
+def check_live_verdict(items: list[LiveReview], guess) -> str:
+    """A7-4's live check: which way wrote BUG on the review's first line in more runs ('self', 'fresh' or 'same')."""
     if guess is None:
         return ASK
     if guess not in LIVE_CHOICES:
         return "答案是 \"self\"(同一会话里自己评审)、\"fresh\"(全新的评审子 agent)或 \"same\"(一样多)之一"
     tally = live_tally(items)
-    s, f = tally["self"]["named"], tally["fresh"]["named"]
+    s, f = tally["self"]["bug_verdict"], tally["fresh"]["bug_verdict"]
     answer = "self" if s > f else "fresh" if f > s else "same"
-    told = (f"自己评审 {s}/{tally['self']['runs']} 次说中,全新的评审者 {f}/{tally['fresh']['runs']} 次。"
-            "这只是 0.5B 模型上的几次运行,不是一般结论。")
+    told = (f"自己评审 {s}/{tally['self']['runs']} 次判 BUG,全新的评审者 {f}/{tally['fresh']['runs']} 次。"
+            "判 BUG 不等于找到了错误:往下看评审里写了什么。")
     if guess != answer:
         return "不对。" + told
     return "对。" + told

@@ -144,7 +144,10 @@ def review_figure(result: dict[str, Review]) -> go.Figure:
 
 
 # -- the live check -----------------------------------------------------------------------------------
-BUG_WORDS = ("+ 273", "+273", "add", "plus", "subtract", "minus", "sign", "instead of", "negative")
+# The fix written out: "+ 273.15", "add(s/ing) ... 273", "plus 273" ...
+FIX = re.compile(r"(\+\s*273|\badd(?:s|ed|ing)?\b[^.\n]{0,20}273|\bplus\s+273)")
+# ... unless "+ 273" is the one the review calls wrong ("should be - 273.15, not + 273.15")
+WRONG_WAY = re.compile(r"\bnot\b[^.\n]{0,40}\+\s*273")
 
 
 def verdict(text: str) -> str:
@@ -157,10 +160,11 @@ def verdict(text: str) -> str:
 
 
 def names_bug(text: str) -> bool:
-    """The checker: the verdict is BUG, and the review mentions 273(.15) with a word about its sign
-    (add, subtract, plus, minus, ...). A keyword rule, deliberately simple: it reads words, not reasoning."""
+    """The checker: the review writes out the fix (kelvin = celsius + 273.15: "+ 273", "add ... 273",
+    "plus 273") and does not call that the wrong way round. A keyword rule, deliberately simple: it reads
+    words, not reasoning; the verdict (first line) is reported apart."""
     low = (text or "").lower()
-    return verdict(text) == "BUG" and "273" in low and any(word in low for word in BUG_WORDS)
+    return bool(FIX.search(low)) and not WRONG_WAY.search(low)
 
 
 @dataclass(frozen=True)

@@ -59,29 +59,31 @@ def test_the_checkers_accept_the_answer_and_hint_without_it():
     assert a7_4.check_cloud_back(REVIEWS, "a").startswith("不对")
     assert a7_4.check_cloud_back(REVIEWS, "D").startswith("答案是一个字母")
     tally = rv.live_tally(ITEMS)
-    s, f = tally["self"]["named"], tally["fresh"]["named"]
+    s, f = tally["self"]["bug_verdict"], tally["fresh"]["bug_verdict"]
     right = "self" if s > f else "fresh" if f > s else "same"
-    assert a7_4.check_live_more(ITEMS, None) == ASK
-    assert a7_4.check_live_more(ITEMS, right).startswith("对")
-    assert a7_4.check_live_more(ITEMS, next(c for c in a7_4.LIVE_CHOICES if c != right)).startswith("不对")
-    assert a7_4.check_live_more(ITEMS, "both").startswith("答案是")
+    assert a7_4.check_live_verdict(ITEMS, None) == ASK
+    assert a7_4.check_live_verdict(ITEMS, right).startswith("对")
+    assert a7_4.check_live_verdict(ITEMS, next(c for c in a7_4.LIVE_CHOICES if c != right)).startswith("不对")
+    assert a7_4.check_live_verdict(ITEMS, "both").startswith("答案是")
 
 
 def test_no_output_before_an_exercise_prints_its_answer():
     answer = REVIEWS["fresh"].back.request.measured
     shown = outputs_before(PAGE, "check_back_cached")
     assert f"{answer:,}" not in shown and f"\"{answer}\"" not in shown and f">{answer}<" not in shown
-    shown = outputs_before(PAGE, "check_live_more")
-    assert "说中错误" not in shown and "评审的开头" not in shown
+    shown = outputs_before(PAGE, "check_live_verdict")
+    assert "判为 BUG" not in shown and "评审的开头" not in shown
 
 
 @pytest.mark.parametrize("text, verdict, named", [
-    ("BUG\n- to_kelvin subtracts 273.15; it must add it", "BUG", True),
-    ("BUG: the sign of 273.15 is wrong", "BUG", True),
-    ("OK\nto_kelvin adds 273.15", "OK", False),                # says OK: not a finding
-    ("BUG or OK", "", False),                                  # an echo of the request
+    ("BUG\n- to_kelvin subtracts 273.15; use to_celsius(temperature) + 273.15", "BUG", True),
+    ("BUG: it must add 273.15, not subtract it", "BUG", True),
+    ("STATUS: OK\n\nBUG: the correct formula is `c + 273.15`.", "OK", True),   # names it, first line says OK
+    ("BUG: should be `c - 273.15`, not `c + 273.15`.", "BUG", False),       # the wrong way round
+    ("BUG or OK", "", False),                                               # an echo of the request
     ("STATUS: blocked", "", False),
-    ("BUG: to_kelvin is not correct", "BUG", False),           # no reason given
+    ("BUG: to_kelvin is not correct", "BUG", False),                        # no fix given
+    ("BUG: subtracting 273.15 is right, not 273.14", "BUG", False),
     ("Looks OK to me", "OK", False),
 ])
 def test_the_live_checker(text, verdict, named):
