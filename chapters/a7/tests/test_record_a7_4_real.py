@@ -1,5 +1,6 @@
 """Record a short slice of A7·4's review on the real llama-server (one slot, no host cache): the
-``fresh`` variant only -- the agent's change, a fresh reviewer child, the fix (about half a minute).
+``fresh`` variant only, its change cut to three rounds (read the file, edit it, answer), then a fresh
+reviewer child and the fix: 9 requests.
 
 Every request must re-tokenize to the server's count and be predicted exactly by the llama.cpp rule,
 the child's included; the parent's first request after the reviewer must read back only what the
@@ -24,6 +25,9 @@ pytestmark = [pytest.mark.server,
 
 
 def _fresh_only(recorder):
+    change = recorder.script["change"]
+    recorder.script["change"] = [t for t in change if t.get("tool") in ("edit_file",)
+                                 or t.get("args", {}).get("path") == "units/convert.py" or "answer" in t]
     recorder.variants = ("fresh",)
     recorder.record()
 
@@ -43,5 +47,5 @@ def test_every_count_is_predicted_exactly_and_the_parent_comes_back_cold(recorde
     assert rows and all(r.ok for r in rows)
     review = review_of(recorded, "fresh")
     child_first = next(s for s in review.review if s.request.role == "child")
-    assert review.back.request.measured == child_first.request.measured
-    assert review.back.request.prompt_tokens > 2 * review.back.request.measured
+    assert len(recorded.calls) == 9
+    assert review.back.request.measured == child_first.request.measured < review.back.request.prompt_tokens - 300
