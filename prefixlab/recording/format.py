@@ -59,6 +59,7 @@ class Call:
     response: dict | None = field(repr=False)  # None when the server refused the request (see error)
     kind: str = "model_call"  # or "compaction": the summary request of a compaction (round = the next call's)
     error: dict | None = field(default=None, repr=False)  # {"status": 400, "body": the server's JSON error}
+    done: float | None = None  # when its reply came back (concurrent agents; order[].done); None: before the next request
 
     @property
     def refused(self) -> str | None:
@@ -288,6 +289,8 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
             raise RecordingError(f"{where}: field call: {item['call']!r} is already order[{placed[item['call']]}] "
                                  "(the server received each request once)")
         placed[item["call"]] = seq
+        if "done" in item and item["done"] < item["t"]:
+            raise RecordingError(f"{where}: field done: {item['done']} is before the request was sent (t = {item['t']})")
         if info["id"] not in on_path:
             on_path[info["id"]] = {e["id"] for e in files[info["file"]].path_to(info["leaf"])}
         if item["call"] not in on_path[info["id"]]:
@@ -296,7 +299,7 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
         entry = entries[info["file"], item["call"]]
         calls.append(Call(seq, item["session"], entry.get("round", rounds.get(entry["id"], 0)), item["epoch"],
                           item["t"], item["call"], entry["request"], entry.get("response"), entry["type"],
-                          entry.get("error")))
+                          entry.get("error"), item.get("done")))
     return Recording(path, manifest, calls, files)
 
 

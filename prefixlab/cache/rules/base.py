@@ -51,6 +51,9 @@ class Request:
     t          seconds since the first request (used for TTLs); must not go backwards
     session    which agent session sent it (caches are shared across sessions; kept for display)
     blocks     named token ranges, in token order, not overlapping
+    done       seconds (same clock as ``t``) when the server released the request's slot, for a
+               request that ran while later ones arrived (concurrent agents); None: it was released
+               before the next request arrived (one request at a time). Only the llama.cpp rule reads it.
     cache_prompt, cache_reuse
                the request's own ``cache_prompt`` / ``n_cache_reuse`` fields, when it sent them (None:
                the server's setting applies). Only the local-server rules read them.
@@ -63,6 +66,7 @@ class Request:
     blocks: tuple[Block, ...] = ()
     cache_prompt: bool | None = None
     cache_reuse: int | None = None
+    done: float | None = None
 
     def __post_init__(self):
         # accept lists from callers, store tuples so requests stay hashable and immutable
@@ -75,6 +79,9 @@ class Request:
             raise ValueError(f"request time t must be a finite number of seconds, got {self.t!r}")
         if self.t < 0:
             raise ValueError(f"request time t must be >= 0 (seconds since the first request), got {self.t}")
+        if self.done is not None and (not isinstance(self.done, (int, float)) or isinstance(self.done, bool)
+                                      or not math.isfinite(self.done) or self.done < self.t):
+            raise ValueError(f"request done must be a finite number of seconds >= t ({self.t}), got {self.done!r}")
         previous_end = 0
         for block in self.blocks:
             if not isinstance(block, Block):
