@@ -20,6 +20,12 @@ Two ways to start a child (``mode``):
 Either way the child gets the parent's tool definitions unchanged (the same bytes in the
 prefix). A child at the depth limit that asks for a grandchild gets an error as the result.
 
+Children in parallel (chapter A7·4, opt-in: ``add_children(..., parallel=True)``): when one
+assistant message holds several ``spawn_agent`` calls, the first of them starts every child of that
+message at once, each in its own thread with its own session file, waits for all, and writes their
+``child`` entries in call order; the loop then reads each call's report in turn. Off by default:
+the children of one message then run one after the other.
+
 Where it is written (the contract chapter A8's bill reads; entry types: session.py):
 
 - the child's session file ``<parent-stem>.children/<child-id>.jsonl``, next to the parent's; its
@@ -35,6 +41,8 @@ Where it is written (the contract chapter A8's bill reads; entry types: session.
 from __future__ import annotations
 
 import copy
+import json
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -116,8 +124,10 @@ class ChildAgents:
     def __init__(self, session: Session, model_for: Callable[[int, str], Model], *,
                  limits: ChildLimits | None = None, level: int = 0, system: str | None = None,
                  steps_for: Callable[[int, str], Sequence[Step]] | None = None, log: Log = lambda line: None,
-                 started: list[int] | None = None):
+                 started: list[int] | None = None, parallel: bool = False):
         self.session, self.model_for, self.level, self.system, self.log = session, model_for, level, system, log
+        self.parallel = parallel
+        self.reports: dict[str, str | ToolError] = {}  # parallel: each call's report, read as the loop gets to it
         self.steps_for = steps_for
         self.limits = limits or ChildLimits()
         self.toolbox = None
@@ -129,17 +139,67 @@ class ChildAgents:
           output="The shape of the report to return, e.g. 'at most 5 lines: file - finding'",
           mode="'fresh' (a new conversation) or 'fork' (a copy of this conversation)")
     def spawn_agent(self, goal: str, context: str, output: str, mode: str) -> str:
+        if self.parallel:
+            return self.spawn_together(pending_call_id(self.session, "spawn_agent"))
+        brief = self.check(goal, context, output, mode)
+        call_id = pending_call_id(self.session, "spawn_agent")
+        self.started[0] += 1
+        return self.run_child(brief, mode, call_id, self.started[0])
+
+    def check(self, goal: str, context: str, output: str, mode: str) -> str:
+        """The brief of a valid call; a ToolError for a bad mode, a bad brief or the depth limit."""
         if mode not in MODES:
             raise ToolError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         brief = brief_text(goal, context, output)
         if self.level >= self.limits.depth:
             raise ToolError(f"depth limit reached: this agent is at depth {self.level} and children may go "
                             f"{self.limits.depth} deep; do the task yourself")
-        call_id = pending_call_id(self.session, "spawn_agent")
-        self.started[0] += 1
-        return self.run_child(brief, mode, call_id, self.started[0])
+        return brief
+
+    def spawn_together(self, call_id: str) -> str:
+        """Parallel: the first spawn_agent call of a message runs every child the message asks for."""
+        if call_id not in self.reports:
+            calls = [c for c in self.session.messages()[-1].get("tool_calls") or []
+                     if c["function"]["name"] == "spawn_agent"] if self.session.messages() else []
+            jobs = []
+            for call in calls:
+                try:
+                    args = json.loads(call["function"]["arguments"] or "{}")
+                    brief = self.check(args.get("goal", ""), args.get("context", ""), args.get("output", ""),
+                                       args.get("mode"))
+                except (ToolError, ValueError, AttributeError) as err:
+                    self.reports[call["id"]] = err if isinstance(err, ToolError) else ToolError(f"bad arguments: {err}")
+                    continue
+                self.started[0] += 1
+                jobs.append((brief, args["mode"], call["id"], self.started[0]))
+            done: dict[str, tuple] = {}
+            threads = [threading.Thread(target=lambda job=job: done.__setitem__(job[2], self.start_child(*job)))
+                       for job in jobs]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            for brief, mode, cid, number in jobs:  # the child entries in call order, whoever finished first
+                if cid not in done:
+                    self.reports[cid] = ToolError("the child crashed; see the log")
+                    continue
+                report, entry = done[cid]
+                self.session.append("child", **entry)
+                self.reports[cid] = report
+        result = self.reports.pop(call_id, None)
+        if result is None:
+            raise ToolError(f"spawn_agent call {call_id} is not in the last assistant message")
+        if isinstance(result, ToolError):
+            raise result
+        return result
 
     def run_child(self, brief: str, mode: str, call_id: str, number: int) -> str:
+        report, entry = self.start_child(brief, mode, call_id, number)
+        self.session.append("child", **entry)
+        return report
+
+    def start_child(self, brief: str, mode: str, call_id: str, number: int) -> tuple[str, dict]:
+        """Run one child to its end: its report and the fields of the parent's ``child`` entry."""
         parent, child_id = self.session, new_entry_id()
         folder = parent.path.with_name(f"{parent.path.stem}.children")
         child = Session(folder / f"{child_id}.jsonl")
@@ -155,7 +215,7 @@ class ChildAgents:
             child.append("message", message=message)
         grandchildren = ChildAgents(child, self.model_for, limits=self.limits, level=self.level + 1,
                                     system=self.system, steps_for=self.steps_for, log=self.log,
-                                    started=self.started)
+                                    started=self.started, parallel=self.parallel)
         grandchildren.toolbox = with_child_tool(self.toolbox, grandchildren)
         model = self.model_for(number, mode)
         extra = list(self.steps_for(number, mode)) if self.steps_for else []
@@ -171,10 +231,9 @@ class ChildAgents:
             status = "stopped"
             report = f"the child stopped before it answered ({child.entries[-1]['reason']}); there is no report"
         usage = usage_ledger(child.entries)
-        parent.append("child", entry_id=child_id, toolCallId=call_id, path=f"{folder.name}/{child.path.name}",
-                      mode=mode, status=status, usage=usage)
         self.log(f"  child {number} {status}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens")
-        return report
+        return report, dict(entry_id=child_id, toolCallId=call_id, path=f"{folder.name}/{child.path.name}",
+                            mode=mode, status=status, usage=usage)
 
 
 def with_child_tool(toolbox, agents: ChildAgents):
@@ -188,7 +247,7 @@ def with_child_tool(toolbox, agents: ChildAgents):
 
 def add_children(toolbox, session: Session, model_for: Callable[[int, str], Model], **options) -> ChildAgents:
     """The ``spawn_agent`` tool for an agent writing ``session``: hand ``agents.toolbox`` to ``run_task``.
-    ``options``: ChildAgents' keywords (limits, system, steps_for, log)."""
+    ``options``: ChildAgents' keywords (limits, system, steps_for, log, parallel)."""
     agents = ChildAgents(session, model_for, **options)
     agents.toolbox = with_child_tool(toolbox, agents)
     return agents
