@@ -347,6 +347,7 @@ def make_requests(replay: Replay, indices: list[int], rule: str, attributions: d
         body = calls[i].request
         out.append(Request(att.ids, replay.generated[i], t, calls[i].session, att.rule_blocks(api=api),
                            cache_prompt=body.get("cache_prompt"), cache_reuse=body.get("n_cache_reuse"),
+                           started=None if times and i in times else calls[i].launched,
                            done=None if times and i in times else calls[i].done))
     return out
 

@@ -67,11 +67,15 @@ into place and counted as cached (``n_past``, ``head_c`` and ``head_p`` all move
 only moves ``head_c`` on by one. So the prompt's cached part is still one prefix of the prompt, now
 stitched from chunks of the old slot; the n-1 cap of step 3 applies after it.
 
-Concurrent requests (two agents on one server; a request's ``done`` is when its slot was released):
+Concurrent requests (two agents on one server; a request's ``started`` / ``done`` are the server's
+times of its launch and of its slot's release):
 the server runs one loop: take the new tasks from the queue, then advance every busy slot (server-queue.cpp:278-312). A slot is
-busy from the launch of its task to ``release`` (server-context.cpp:495-497, 582-601); a request that
-came with ``done`` keeps its slot busy until a later request arrives after that time, one without it
-is released before the next request (the one-at-a-time case of every older recording).
+busy from the launch of its task to ``release`` (server-context.cpp:495-497, 582-601); a request with
+``done`` keeps its slot busy for every later request ``started`` before that time, one without it is
+released before the next request (the one-at-a-time case of every older recording). A task that
+arrives while the loop is decoding waits for that decode: with one generated token a request is
+launched, computed and released inside one pass, so overlap happens only between tasks launched in
+the same pass; hence the server's times, not the client's.
 
 - ``get_available_slot`` skips busy slots, in the similarity pick and in the LRU pick alike
   (server-context.cpp:1703-1706, 1751-1753).
@@ -394,7 +398,7 @@ class LlamaCppServer:
         self._clock.advance(request.t)
         self._events = []
         new = request.tokens
-        self.release_until(request.t)
+        self.release_until(float("inf") if request.started is None else request.started)
         self._wait_for_idle_slot()
         slot = self._pick_slot(new)
 
