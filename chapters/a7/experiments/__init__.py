@@ -7,6 +7,7 @@ they share: a parent agent with miniagent's spawn_agent tool, its children regis
 ``explore``         A7·1  read 30 files alone (compacting) or hand them to an explorer child   record a7-1
 ``fresh_or_fork``   A7·2  a fresh or a forked child; one slot, host cache, two slots          record a7-2
 ``limits``          A7·3  a vague brief unlimited, the same child capped, a clear brief     record a7-3
+``parallel``        A7·4  two children at once or in turn on -np 2; a child past its slot   record a7-4-parallel
 """
 from prefixlab.recording.experiments import Experiment
 

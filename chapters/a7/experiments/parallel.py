@@ -10,7 +10,10 @@ Each variant on a fresh server (its own epoch):
 - ``parallel``: the parent looks at the plugin list, then one assistant turn holds two ``spawn_agent``
   calls; ``add_children(..., parallel=True)`` runs both children at once, each in its own thread with
   its own session file. The second child's first request is sent only when the server's ``/slots``
-  shows the first child's request processing, so the two start in a known order.
+  shows the first child's request processing, so the two start in a known order. What the server did
+  with them is in its log (below): in the shipped recording it never ran two at once -- each request
+  (one generated token) is launched, computed and released in one pass of its loop, and a task that
+  arrives during a pass waits for it -- so the children took turns, on the same slot.
 - ``sequential``: the same turn, the same children, one after the other (miniagent's default).
 - ``long``: one child reads ten plugins; its prompt grows past one slot's share of the context.
 
