@@ -1,7 +1,7 @@
 """Checker functions for lesson A7·4's parallel half. Each returns a short Chinese verdict.
 
     check_slot_share(guess)                          # exercise 1: one slot's context with -c 8192 -np 3
-    check_second_child_first(two_slots, guess)       # exercise 2: the second parallel child's first cached_tokens
+    check_second_child_first(two_slots, guess)       # exercise 2: the second parallel child's first cached_tokens (32-token replies)
 """
 from __future__ import annotations
 
@@ -33,13 +33,14 @@ def check_slot_share(guess) -> str:
 
 
 def check_second_child_first(recording, guess) -> str:
-    """Exercise 2: two children at once on -np 2: how many tokens the second child's first request reads."""
+    """Exercise 2: two children at once on -np 2, each request writing up to 32 tokens (variant
+    ``parallel-replies``): how many tokens the second child's first request reads from the cache."""
     if not is_int(guess):
         return ASK
-    effect = parallel_effect(recording, "parallel")
+    effect = parallel_effect(recording, "parallel-replies")
     prompt, answer = effect.child_first["child2"]
     if abs(guess - answer) > TOKENS:
-        return (f"不对,{more_or_less(guess, answer)}。服务器的循环在做一次计算时不接新任务:第二个子 agent 的请求"
-                "真正被放进槽位时,第一个子 agent 的请求已经算完了。那时哪个槽位空着、哪个和它的 prompt 最像?")
+        return (f"不对,{more_or_less(guess, answer)}。它到达时,第一个子 agent 的请求还在一步一步地生成:那个槽位忙着,"
+                "不参与挑选。剩下的那个槽位里有什么?主机缓存里又有什么?")
     return (f"对:{answer:,}(和服务器报告的数相差不超过 {TOKENS} 个 token 都算对),它的 prompt 有 {prompt:,} 个 token。"
-            "它被放进第一个子 agent 刚用过的槽位(按相似度挑中),读到两个子 agent 共有的那段:system prompt、工具和任务书的开头。")
+            "忙着的槽位不参与挑选;另一个槽位从没用过,主机缓存里也没有它能用的前缀,只好从头算。")

@@ -15,6 +15,10 @@ Each variant on a fresh server (its own epoch):
   (one generated token) is launched, computed and released in one pass of its loop, and a task that
   arrives during a pass waits for it -- so the children took turns, on the same slot.
 - ``sequential``: the same turn, the same children, one after the other (miniagent's default).
+- ``parallel-replies`` and ``sequential-replies``: the same, but every child request lets the model
+  write up to REPLY_TOKENS tokens (the script still decides the turn; session field ``child_max_tokens``),
+  as a real agent's replies take many passes of the server's loop: now the other child's task is
+  launched between two passes and the two requests run at once, each on its own slot.
 - ``long``: one child reads ten plugins; its prompt grows past one slot's share of the context.
 
 Setups (SETUPS), each a recording: ``two-slots`` (``-c 4096 -np 2``: no unified KV, each slot 2,048
@@ -61,10 +65,12 @@ EXPERIMENT = "A7-4-parallel"
 GROUP = "frozen"
 # name -> (setup, llama-server flags added to the course's (later flags win), variants)
 SETUPS = {
-    "a7-4-parallel-two-slots": ("two-slots", ["-c", "4096", "-np", "2"], ("parallel", "sequential", "long")),
+    "a7-4-parallel-two-slots": ("two-slots", ["-c", "4096", "-np", "2"],
+                                ("parallel", "sequential", "parallel-replies", "sequential-replies", "long")),
     "a7-4-parallel-one-slot": ("one-slot", ["-c", "4096", "-np", "1"], ("long",)),
 }
 CHILD_ROUNDS = 20
+REPLY_TOKENS = 32  # the *-replies variants: each child request lets the model write up to this many tokens
 GATE_TIMEOUT_S = 60.0
 LOG_WAIT_S = 10.0
 
@@ -97,8 +103,8 @@ class TimedPolicy(ScriptedPolicy):
     several tool calls (``calls``); a refusal is kept (``refused``) and raised on, as the loop expects."""
 
     def __init__(self, model, turns, call_prefix, clock, *, session: str, times: list, gate=None,
-                 turns_in_order: Turns | None = None):
-        super().__init__(model, turns, call_prefix, clock)
+                 turns_in_order: Turns | None = None, **params):
+        super().__init__(model, turns, call_prefix, clock, **params)
         self.session, self.times, self.gate, self.order = session, times, gate, turns_in_order
         self.refused: RequestRefused | None = None
 
@@ -248,7 +254,7 @@ class ParallelRecorder(Recorder):
     # -- one parent and its children ------------------------------------------------------------------
 
     def run_parent(self, sid: str, turns: list[dict], children_turns: dict[int, list[dict]], *, parallel: bool,
-                   info: dict) -> None:
+                   info: dict, child_params: dict | None = None) -> None:
         workspace, memory = self.fresh_copy(sid)
         session = Session.open(self.out / f"{sid}.jsonl")
         toolbox, times, child_times, policies = Toolbox(workspace, memory), [], {}, {}
@@ -259,7 +265,7 @@ class ParallelRecorder(Recorder):
             gate = self.gate_on(policies) if parallel and number == 2 and self.server else None
             policies[number] = TimedPolicy(self.model(), children_turns[number], f"call_{sid}_child{number}",
                                            self.clock, session=f"{sid}-child{number}", times=child_times[number],
-                                           gate=gate, turns_in_order=order)
+                                           gate=gate, turns_in_order=order, **(child_params or {}))
             return policies[number]
 
         agents = add_children(toolbox, session, model_for, log=self.log, parallel=parallel,
@@ -306,9 +312,11 @@ class ParallelRecorder(Recorder):
                 self.run_parent("long", [s["look"], spawn, {"answer": s["long_answer"]}], {1: s["long_child"]},
                                 parallel=False, info={"variant": "long"})
             else:
+                replies = variant.endswith("-replies")
                 self.run_parent(variant, [s["look"], s["pair"], {"answer": s["answer"]}],
-                                {1: s["children"][0], 2: s["children"][1]}, parallel=variant == "parallel",
-                                info={"variant": variant})
+                                {1: s["children"][0], 2: s["children"][1]}, parallel=variant.startswith("parallel"),
+                                info={"variant": variant, **({"child_max_tokens": REPLY_TOKENS} if replies else {})},
+                                child_params={"max_tokens": REPLY_TOKENS} if replies else None)
         return self.finish()
 
 

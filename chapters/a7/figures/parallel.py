@@ -27,7 +27,9 @@ from prefixlab.recording.format import Recording, load
 
 TWO_SLOTS = "a7-4-parallel-two-slots"
 ONE_SLOT = "a7-4-parallel-one-slot"
-VARIANT_LABELS = {"parallel": "两个子 agent 同时跑", "sequential": "一个接一个", "long": "一个读十个文件的子 agent"}
+VARIANT_LABELS = {"parallel": "同时派出,每次只生成 1 个 token", "sequential": "一个接一个,每次 1 个 token",
+                  "parallel-replies": "同时派出,每次最多生成 32 个 token",
+                  "sequential-replies": "一个接一个,每次最多 32 个 token", "long": "一个读十个文件的子 agent"}
 COLORS = {"parent": "#1f77b4", "child1": "#ff7f0e", "child2": "#2ca02c"}
 ROLE_LABELS = {"parent": "父 agent", "child1": "子 agent 1", "child2": "子 agent 2"}
 
@@ -160,10 +162,10 @@ def recomputed(recording: Recording, variant: str) -> dict:
 
 
 def timeline_figure(recording: Recording) -> go.Figure:
-    """The requests of the parallel and the sequential variant on the server's clock: one row per slot,
-    one bar per request from launch to release, colored by who sent it."""
-    variants = ("parallel", "sequential")
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=False, vertical_spacing=0.18,
+    """The requests on the server's clock, one panel per variant (parallel with one-token replies, parallel
+    and sequential with longer replies), one row per slot, one bar per request from launch to release."""
+    variants = ("parallel", "parallel-replies", "sequential-replies")
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.12,
                         subplot_titles=[VARIANT_LABELS[v] for v in variants])
     n_slots = len(recording.provenance["server"]["slots"])
     shown = set()
@@ -181,12 +183,12 @@ def timeline_figure(recording: Recording) -> go.Figure:
                         row=row_no, col=1)
             shown.add(role)
         fig.update_yaxes(categoryorder="array", categoryarray=[f"槽位 {i}" for i in range(n_slots)], row=row_no, col=1)
-    fig.update_xaxes(title_text="服务器时钟上的秒数(从第一个子 agent 的请求开始算)")
-    fig.update_layout(height=420, barmode="overlay", margin=dict(l=60, r=10, t=40, b=40),
+    fig.update_xaxes(title_text="服务器时钟上的秒数(从第一个子 agent 的请求开始算)", row=3, col=1)
+    fig.update_layout(height=520, barmode="overlay", margin=dict(l=60, r=10, t=40, b=40),
                       legend=dict(orientation="h", y=-0.2),
                       annotations=list(fig.layout.annotations) + [dict(
                           text=f"来源:data/recordings/{recording.path.name}(服务器日志里的启动与放出时间)",
-                          xref="paper", yref="paper", x=0, y=-0.38, showarrow=False, font=dict(size=10))])
+                          xref="paper", yref="paper", x=0, y=-0.3, showarrow=False, font=dict(size=10))])
     return fig
 
 
@@ -197,7 +199,20 @@ def numbers(two: Recording, one: Recording) -> dict:
     par, seq = parallel_effect(two, "parallel"), parallel_effect(two, "sequential")
     rp, rs = recomputed(two, "parallel"), recomputed(two, "sequential")
     ok2, ok1 = agreement(two), agreement(one)
+    parr, seqr = parallel_effect(two, "parallel-replies"), parallel_effect(two, "sequential-replies")
+    rpr, rsr = recomputed(two, "parallel-replies"), recomputed(two, "sequential-replies")
     return {
+        "a74p_reply_tokens": next(s["child_max_tokens"] for s in two.manifest["sessions"] if "child_max_tokens" in s),
+        "a74p_parr_seconds": parr.children_seconds, "a74p_seqr_seconds": seqr.children_seconds,
+        "a74p_replies_time_ratio": round(parr.children_seconds / seqr.children_seconds, 2),
+        "a74p_parr_overlap": parr.overlap,
+        "a74p_parr_slots_used": len(set(parr.child_slots["child1"]) | set(parr.child_slots["child2"])),
+        "a74p_parr_recomputed": rpr["recomputed"], "a74p_seqr_recomputed": rsr["recomputed"],
+        "a74p_parr_child2_first_cached": parr.child_first["child2"][1],
+        "a74p_parr_child2_first_prompt": parr.child_first["child2"][0],
+        "a74p_seqr_child2_first_cached": seqr.child_first["child2"][1],
+        "a74p_parr_parent_back_cached": parr.parent_back.measured, "a74p_parr_parent_back_slot": parr.parent_back.slot,
+            "a74p_without_times_wrong": without_times_wrong(two),
         "a74p_c": ctx2["c"], "a74p_slots": ctx2["slots"], "a74p_slot_ctx": ctx2["n_ctx_slot"],
         "a74p_one_slot_ctx": ctx1["n_ctx_slot"],
         "a74p_long_requests_two": lc.requests_two, "a74p_long_refused_tokens": lc.refused_tokens,
@@ -215,3 +230,14 @@ def numbers(two: Recording, one: Recording) -> dict:
         "a74p_parent_back_cached": par.parent_back.measured, "a74p_parent_back_slot": par.parent_back.slot,
         "a74p_requests": ok2["requests"] + ok1["requests"], "a74p_exact": ok2["exact"] + ok1["exact"],
     }
+
+
+def without_times_wrong(recording: Recording) -> int:
+    """Requests the llama.cpp rule gets wrong when it is not told the server's launch and release times
+    (every request treated as done before the next one starts)."""
+    import dataclasses
+
+    blind = dataclasses.replace(recording, calls=[dataclasses.replace(c, launched=None, done=None)
+                                                  for c in recording.calls])
+    replay = dataclasses.replace(calculator.prepare(recording), recording=blind)  # the same tokens, no times
+    return sum(not r.ok for r in calculator.analyze(replay))
