@@ -141,51 +141,42 @@ class ChildAgents:
     def spawn_agent(self, goal: str, context: str, output: str, mode: str) -> str:
         if self.parallel:
             return self.spawn_together(pending_call_id(self.session, "spawn_agent"))
-        brief = self.check(goal, context, output, mode)
-        call_id = pending_call_id(self.session, "spawn_agent")
-        self.started[0] += 1
-        return self.run_child(brief, mode, call_id, self.started[0])
-
-    def check(self, goal: str, context: str, output: str, mode: str) -> str:
-        """The brief of a valid call; a ToolError for a bad mode, a bad brief or the depth limit."""
         if mode not in MODES:
             raise ToolError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         brief = brief_text(goal, context, output)
         if self.level >= self.limits.depth:
             raise ToolError(f"depth limit reached: this agent is at depth {self.level} and children may go "
                             f"{self.limits.depth} deep; do the task yourself")
-        return brief
+        call_id = pending_call_id(self.session, "spawn_agent")
+        self.started[0] += 1
+        return self.run_child(brief, mode, call_id, self.started[0])
 
     def spawn_together(self, call_id: str) -> str:
         """Parallel: the first spawn_agent call of a message runs every child the message asks for."""
         if call_id not in self.reports:
-            calls = [c for c in self.session.messages()[-1].get("tool_calls") or []
-                     if c["function"]["name"] == "spawn_agent"] if self.session.messages() else []
-            jobs = []
+            messages = self.session.messages()
+            calls = [c for c in (messages[-1].get("tool_calls") or []) if c["function"]["name"] == "spawn_agent"]
+            jobs, entries = [], {}
             for call in calls:
                 try:
-                    args = json.loads(call["function"]["arguments"] or "{}")
-                    brief = self.check(args.get("goal", ""), args.get("context", ""), args.get("output", ""),
-                                       args.get("mode"))
-                except (ToolError, ValueError, AttributeError) as err:
-                    self.reports[call["id"]] = err if isinstance(err, ToolError) else ToolError(f"bad arguments: {err}")
+                    brief, mode = self.brief_for(call["function"]["arguments"])
+                except ToolError as err:
+                    self.reports[call["id"]] = err
                     continue
                 self.started[0] += 1
-                jobs.append((brief, args["mode"], call["id"], self.started[0]))
-            done: dict[str, tuple] = {}
-            threads = [threading.Thread(target=lambda job=job: done.__setitem__(job[2], self.start_child(*job)))
-                       for job in jobs]
+                jobs.append((brief, mode, call["id"], self.started[0]))
+            threads = [threading.Thread(target=self.run_child, args=job, kwargs={"later": entries}) for job in jobs]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
-            for brief, mode, cid, number in jobs:  # the child entries in call order, whoever finished first
-                if cid not in done:
-                    self.reports[cid] = ToolError("the child crashed; see the log")
-                    continue
-                report, entry = done[cid]
-                self.session.append("child", **entry)
-                self.reports[cid] = report
+            for _, _, cid, _ in jobs:  # the child entries in call order, whoever finished first
+                if cid in entries:
+                    report, entry = entries[cid]
+                    self.session.append("child", **entry)
+                    self.reports[cid] = report
+                else:
+                    self.reports[cid] = ToolError("the child crashed before it reported; see the log")
         result = self.reports.pop(call_id, None)
         if result is None:
             raise ToolError(f"spawn_agent call {call_id} is not in the last assistant message")
@@ -193,13 +184,24 @@ class ChildAgents:
             raise result
         return result
 
-    def run_child(self, brief: str, mode: str, call_id: str, number: int) -> str:
-        report, entry = self.start_child(brief, mode, call_id, number)
-        self.session.append("child", **entry)
-        return report
+    def brief_for(self, arguments: str) -> tuple[str, str]:
+        """Parallel: one call's brief and mode, checked as spawn_agent checks them (a ToolError if not)."""
+        try:
+            args = json.loads(arguments or "{}")
+        except ValueError as err:
+            raise ToolError(f"the arguments are not JSON: {err}") from None
+        mode = args.get("mode") if isinstance(args, dict) else None
+        if mode not in MODES:
+            raise ToolError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        brief = brief_text(*(str(args.get(k, "")) for k in ("goal", "context", "output")))
+        if self.level >= self.limits.depth:
+            raise ToolError(f"depth limit reached: this agent is at depth {self.level} and children may go "
+                            f"{self.limits.depth} deep; do the task yourself")
+        return brief, mode
 
-    def start_child(self, brief: str, mode: str, call_id: str, number: int) -> tuple[str, dict]:
-        """Run one child to its end: its report and the fields of the parent's ``child`` entry."""
+    def run_child(self, brief: str, mode: str, call_id: str, number: int, later: dict | None = None) -> str:
+        """Run one child to its end and return its report. ``later`` (parallel): keep the parent's
+        ``child`` entry there, by call id, instead of writing it now."""
         parent, child_id = self.session, new_entry_id()
         folder = parent.path.with_name(f"{parent.path.stem}.children")
         child = Session(folder / f"{child_id}.jsonl")
@@ -231,9 +233,14 @@ class ChildAgents:
             status = "stopped"
             report = f"the child stopped before it answered ({child.entries[-1]['reason']}); there is no report"
         usage = usage_ledger(child.entries)
+        entry = dict(entry_id=child_id, toolCallId=call_id, path=f"{folder.name}/{child.path.name}",
+                     mode=mode, status=status, usage=usage)
+        if later is None:
+            parent.append("child", **entry)
+        else:
+            later[call_id] = (report, entry)
         self.log(f"  child {number} {status}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens")
-        return report, dict(entry_id=child_id, toolCallId=call_id, path=f"{folder.name}/{child.path.name}",
-                            mode=mode, status=status, usage=usage)
+        return report
 
 
 def with_child_tool(toolbox, agents: ChildAgents):

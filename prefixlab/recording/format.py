@@ -59,7 +59,7 @@ class Call:
     response: dict | None = field(repr=False)  # None when the server refused the request (see error)
     kind: str = "model_call"  # or "compaction": the summary request of a compaction (round = the next call's)
     error: dict | None = field(default=None, repr=False)  # {"status": 400, "body": the server's JSON error}
-    launched: float | None = None  # server clock: when it was launched on a slot (order[].launched; A7-4)
+    launched: float | None = None  # server clock: when it was launched on a slot (order[].launched)
     done: float | None = None      # server clock: when its slot was released (order[].done); None: before the next request
 
     @property

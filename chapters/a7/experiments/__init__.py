@@ -22,5 +22,5 @@ EXPERIMENTS = [
                f"{__name__}.limits", {"a7-3-limits-smollm2-llamacpp": "."}),
 ]
 EXPERIMENTS.append(
-    Experiment("a7-4-parallel", "a7", "A7·4 两个子 agent 同时跑:-np 2 的两个槽位,一个槽位装不下的子 agent(约 2 分钟)",
+    Experiment("a7-4-parallel", "a7", "A7·4 两个子 agent 同时跑:-np 2 的两个槽位,一个槽位装不下的子 agent(约 3 分钟)",
                f"{__name__}.parallel", {name: name for name in ("a7-4-parallel-two-slots", "a7-4-parallel-one-slot")}))

@@ -193,7 +193,7 @@ def timeline_figure(recording: Recording) -> go.Figure:
 
 
 def numbers(two: Recording, one: Recording) -> dict:
-    """Every number A7·4's parallel half glues, by name (see the handoff: /work/wt/HANDOFF-a74p.md)."""
+    """Every number A7·4's parallel half glues, by name."""
     ctx2, ctx1 = slot_context(two), slot_context(one)
     lc = long_child(two, one)
     par, seq = parallel_effect(two, "parallel"), parallel_effect(two, "sequential")
