@@ -193,7 +193,8 @@ def timeline_figure(recording: Recording) -> go.Figure:
 
 
 def numbers(two: Recording, one: Recording) -> dict:
-    """Every number A7·4's parallel half glues, by name."""
+    """Every number A7·4's parallel half glues, by name. Exercise answers are left out (the second
+    parallel child's first cached_tokens is exercise 2 of chapters/a7/exercises/a7_4_parallel.py)."""
     ctx2, ctx1 = slot_context(two), slot_context(one)
     lc = long_child(two, one)
     par, seq = parallel_effect(two, "parallel"), parallel_effect(two, "sequential")
@@ -208,7 +209,6 @@ def numbers(two: Recording, one: Recording) -> dict:
         "a74p_parr_overlap": parr.overlap,
         "a74p_parr_slots_used": len(set(parr.child_slots["child1"]) | set(parr.child_slots["child2"])),
         "a74p_parr_recomputed": rpr["recomputed"], "a74p_seqr_recomputed": rsr["recomputed"],
-        "a74p_parr_child2_first_cached": parr.child_first["child2"][1],
         "a74p_parr_child2_first_prompt": parr.child_first["child2"][0],
         "a74p_seqr_child2_first_cached": seqr.child_first["child2"][1],
         "a74p_parr_parent_back_cached": parr.parent_back.measured, "a74p_parr_parent_back_slot": parr.parent_back.slot,

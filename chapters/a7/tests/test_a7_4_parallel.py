@@ -26,6 +26,8 @@ def test_numbers_are_measured_and_every_request_is_predicted(recordings):
     assert n["a74p_long_refused_tokens"] >= n["a74p_long_refused_ctx"] > n["a74p_long_last_ok"]
     assert n["a74p_long_longest_one"] > n["a74p_slot_ctx"]
     assert all(isinstance(v, (int, float)) for v in n.values())
+    answer = parallel_effect(recordings[0], "parallel-replies").child_first["child2"][1]
+    assert not any("child2_first_cached" in k and v == answer for k, v in n.items() if "parr" in k)
 
 
 def test_the_parent_comes_back_to_a_slot_the_children_used(recordings):
