@@ -4,4 +4,5 @@
 ``a7_2``   A7·2 a fresh or a forked child, and the parent's cache
 ``a7_3``   A7·3 a brief and limits (a runaway child, capped, a clear brief)
 ``a7_4``   A7·4 review: self-review in the same session or a fresh reviewer (cost, placement, a live check)
+``a7_4_parallel``   A7·4 (parallel half): one slot's share of the context; the second parallel child's first hit
 """

@@ -9,6 +9,7 @@ they share: a parent agent with miniagent's spawn_agent tool, its children regis
 ``limits``          A7·3  a vague brief unlimited, the same child capped, a clear brief     record a7-3
 ``review``          A7·4  self-review in the same session or a fresh reviewer child         record a7-4-review
 ``review_live``     A7·4  the live model reviews a planted bug, itself or fresh (a check)   record a7-4-review-live
+``parallel``        A7·4  two children at once or in turn on -np 2; a child past its slot   record a7-4-parallel
 """
 from prefixlab.recording.experiments import Experiment
 
@@ -26,3 +27,6 @@ EXPERIMENTS = [
     Experiment("a7-4-review-live", "a7", "A7·4 小检查:实时模型评审一个埋好的错误(分批录,每批 --minutes 分钟)",
                f"{__name__}.review_live", {"a7-4-review-live-qwen2.5-coder-0.5b-llamacpp": "."}),
 ]
+EXPERIMENTS.append(
+    Experiment("a7-4-parallel", "a7", "A7·4 两个子 agent 同时跑:-np 2 的两个槽位,一个槽位装不下的子 agent(约 3 分钟)",
+               f"{__name__}.parallel", {name: name for name in ("a7-4-parallel-two-slots", "a7-4-parallel-one-slot")}))

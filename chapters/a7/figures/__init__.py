@@ -2,4 +2,5 @@
 
 ``delegation``  A7·1 and A7·2: a parent and its children request by request; what a child does to the parent's cache
 ``review``      A7·4: self-review or a fresh reviewer child (cost, placement, the cloud view); the live check's reviews
+``parallel``    A7·4 (parallel half): two children at once on -np 2; a child past its slot's share of -c
 """

@@ -1,0 +1,61 @@
+"""A7·4's parallel half, offline: the numbers the page glues come from the recordings, the figure
+builds without a kernel, the checkers accept the answer and refuse others without printing it."""
+import plotly.graph_objects as go
+import pytest
+
+from chapters.a7.exercises.a7_4_parallel import check_second_child_first, check_slot_share, slot_share
+from chapters.a7.figures.parallel import (load_parallel, numbers, parallel_effect, slot_context,
+                                          timeline_figure)
+from prefixlab.presenting.answers import ASK
+
+
+@pytest.fixture(scope="module")
+def recordings():
+    return load_parallel()
+
+
+def test_each_slot_gets_its_share_of_the_context(recordings):
+    two, one = recordings
+    assert slot_context(two)["n_ctx_slot"] * slot_context(two)["slots"] == slot_context(two)["c"]
+    assert slot_context(one)["n_ctx_slot"] == slot_context(one)["c"]
+
+
+def test_numbers_are_measured_and_every_request_is_predicted(recordings):
+    n = numbers(*recordings)
+    assert n["a74p_exact"] == n["a74p_requests"]
+    assert n["a74p_long_refused_tokens"] >= n["a74p_long_refused_ctx"] > n["a74p_long_last_ok"]
+    assert n["a74p_long_longest_one"] > n["a74p_slot_ctx"]
+    assert all(isinstance(v, (int, float)) for v in n.values())
+    answer = parallel_effect(recordings[0], "parallel-replies").child_first["child2"][1]
+    assert not any("child2_first_cached" in k and v == answer for k, v in n.items() if "parr" in k)
+
+
+def test_the_parent_comes_back_to_a_slot_the_children_used(recordings):
+    effect = parallel_effect(recordings[0], "parallel")
+    assert effect.parent_back.slot in effect.child_slots["child1"] + effect.child_slots["child2"]
+    assert effect.parent_back.measured < effect.parent_before.prompt_tokens
+
+
+def test_timeline_figure_is_static(recordings):
+    fig = timeline_figure(recordings[0])
+    assert isinstance(fig, go.Figure) and fig.to_json()
+    assert any("来源" in a.text for a in fig.layout.annotations)
+
+
+def test_checkers(recordings):
+    assert check_slot_share(None) == ASK and check_slot_share("x") == ASK
+    assert check_slot_share(slot_share()).startswith("对")
+    assert not check_slot_share(slot_share() + 256).startswith("对")
+    two = recordings[0]
+    answer = parallel_effect(two, "parallel-replies").child_first["child2"][1]
+    assert check_second_child_first(two, answer).startswith("对")
+    wrong = check_second_child_first(two, answer + 100)
+    assert wrong.startswith("不对") and f"{answer:,}" not in wrong
+
+
+def test_with_longer_replies_the_children_overlap_on_two_slots_and_need_the_servers_times(recordings):
+    from chapters.a7.figures.parallel import without_times_wrong
+
+    effect = parallel_effect(recordings[0], "parallel-replies")
+    assert effect.overlap > 0 and effect.child_slots["child1"] != effect.child_slots["child2"]
+    assert without_times_wrong(recordings[0]) > 0   # the rule needs launched/done to get them right
