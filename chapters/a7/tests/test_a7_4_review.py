@@ -94,3 +94,17 @@ def test_the_live_recording_has_every_run_once():
     runs = LIVE.manifest["runs"]
     assert sorted((r.condition, r.seed) for r in ITEMS) == sorted((c, s) for c in rv.VARIANTS for s in range(1, runs + 1))
     assert all(r.completion_tokens <= LIVE.manifest["max_tokens"] for r in ITEMS)
+
+
+def test_no_output_before_the_parallel_exercises_prints_their_answers():
+    from chapters.a7.exercises import a7_4_parallel as ex_par
+    from chapters.a7.figures import parallel as par
+
+    share = ex_par.slot_share()
+    shown = outputs_before(PAGE, "check_slot_share")
+    assert f"{share:,}" not in shown and str(share) not in shown
+    two, _ = par.load_parallel()
+    prompt, cached = par.parallel_effect(two, "parallel-replies").child_first["child2"]
+    assert cached < prompt  # the second child reads less than its prompt: the page asks how much, after this
+    shown = outputs_before(PAGE, "check_second_child_first")
+    assert "parallel-replies-child2" not in shown

@@ -41,7 +41,7 @@ def test_every_a7_recording_is_in_the_chapter_table():
     names = {exp.recorder.experiment for exp in experiments().values() if exp.chapter == "a7"}
     recordings = [p.name for p in find_recordings()
                   if json.loads((p / "manifest.json").read_text(encoding="utf-8"))["experiment"] in names]
-    assert len(recordings) == 7
+    assert len(recordings) == 9
     nb = nbformat.read(BOOK / "index.ipynb", as_version=4)
     table = next(c for c in nb.cells if c.cell_type == "code" and "LESSON_OF" in c.source)
     shown = "".join(json.dumps(o.get("data", {}), ensure_ascii=False) for o in table.outputs)
