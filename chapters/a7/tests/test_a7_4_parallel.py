@@ -103,3 +103,16 @@ def test_a_manifest_with_half_the_server_times_is_refused(tmp_path):
     (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(RecordingError, match="before the request was launched"):
         load(copy)
+
+
+def test_on_one_slot_the_later_child_waits_for_the_slot(recordings):
+    """-np 1: the second child's first request was sent while the first child's ran (client clock), yet
+    the server launched it only after that slot was released (server clock): deferred, predicted exactly."""
+    one = recordings[1]
+    rows = parallel_effect(one, "parallel-replies").rows
+    first1, first2 = (next(r for r in rows if r.role == role) for role in ("child1", "child2"))
+    child1_second = [c for c in one.calls if c.session == "parallel-replies-child1"][1]
+    child2_first = [c for c in one.calls if c.session == "parallel-replies-child2"][0]
+    assert child2_first.t < child1_second.t                  # both children were waiting on the server at once
+    assert first2.launched >= first1.done                    # but the slot ran them one after the other
+    assert {r.slot for r in rows} == {0} and all(r.ok for r in rows)
