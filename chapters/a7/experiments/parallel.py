@@ -22,7 +22,8 @@ Each variant on a fresh server (its own epoch):
 - ``long``: one child reads ten plugins; its prompt grows past one slot's share of the context.
 
 Setups (SETUPS), each a recording: ``two-slots`` (``-c 4096 -np 2``: no unified KV, each slot 2,048
-tokens) with all three variants, and ``one-slot`` (``-c 4096 -np 1``) with ``long`` only. The per-slot
+tokens) with every variant, and ``one-slot`` (``-c 4096 -np 1``) with ``long`` and ``parallel-replies`` (one
+slot for two children: the later task is deferred until the slot is released). The per-slot
 context is read from the server's ``GET /slots`` and kept in ``provenance.server.slots``.
 
 Every request's ``order[]`` item carries what the server itself logged (``-lv 4``; its one loop writes
@@ -67,7 +68,7 @@ GROUP = "frozen"
 SETUPS = {
     "a7-4-parallel-two-slots": ("two-slots", ["-c", "4096", "-np", "2"],
                                 ("parallel", "sequential", "parallel-replies", "sequential-replies", "long")),
-    "a7-4-parallel-one-slot": ("one-slot", ["-c", "4096", "-np", "1"], ("long",)),
+    "a7-4-parallel-one-slot": ("one-slot", ["-c", "4096", "-np", "1"], ("long", "parallel-replies")),
 }
 CHILD_ROUNDS = 20
 REPLY_TOKENS = 32  # the *-replies variants: each child request lets the model write up to this many tokens

@@ -59,3 +59,60 @@ def test_with_longer_replies_the_children_overlap_on_two_slots_and_need_the_serv
     effect = parallel_effect(recordings[0], "parallel-replies")
     assert effect.overlap > 0 and effect.child_slots["child1"] != effect.child_slots["child2"]
     assert without_times_wrong(recordings[0]) > 0   # the rule needs launched/done to get them right
+
+
+# -- the recorder's reading of the server log, and bad times in a manifest --------------------------
+
+LOG = """0.00.100.000 I slot launch_slot_: id  1 | task 1 | processing task, is_child = 0
+0.00.100.010 I slot   operator(): id  1 | task 1 | new prompt, n_ctx_slot = 2048, n_keep = 0, task.n_tokens = 100
+0.00.500.000 I slot launch_slot_: id  0 | task 3 | processing task, is_child = 0
+0.00.500.010 I slot   operator(): id  0 | task 3 | new prompt, n_ctx_slot = 2048, n_keep = 0, task.n_tokens = 120
+0.01.000.000 I slot      release: id  1 | task 1 | stop processing: n_tokens = 100, truncated = 0
+1.02.000.000 I slot      release: id  0 | task 3 | stop processing: n_tokens = 120, truncated = 0
+"""
+
+
+def test_server_times_come_from_the_log():
+    from chapters.a7.experiments.parallel import server_events, server_times
+
+    items = [{"session": "a", "t": 0.0}, {"session": "b", "t": 0.1}]
+    assert server_times(items, [100, 120], server_events(LOG)) == [(1, 0.1, 1.0), (0, 0.5, 62.0)]
+    with pytest.raises(RuntimeError, match="arrival order differs"):
+        server_times(items, [120, 100], server_events(LOG))
+    with pytest.raises(RuntimeError, match="no release of task 3"):
+        server_times(items, [100, 120], server_events(LOG.rsplit("1.02", 1)[0]))
+    with pytest.raises(RuntimeError, match="2 requests"):
+        server_times(items, [100, 120], server_events(LOG.split("0.00.500.000")[0]))
+
+
+def test_a_manifest_with_half_the_server_times_is_refused(tmp_path):
+    import json
+    import shutil
+
+    from prefixlab.paths import RECORDINGS
+    from prefixlab.recording.format import RecordingError, load
+
+    copy = tmp_path / "rec"
+    shutil.copytree(RECORDINGS / "a7-4-parallel-one-slot", copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["order"][3]["done"]
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(RecordingError, match=r"order\[3\].*launched and done go together"):
+        load(copy)
+    manifest["order"][3]["done"] = manifest["order"][3]["launched"] - 1
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(RecordingError, match="before the request was launched"):
+        load(copy)
+
+
+def test_on_one_slot_the_later_child_waits_for_the_slot(recordings):
+    """-np 1: the second child's first request was sent while the first child's ran (client clock), yet
+    the server launched it only after that slot was released (server clock): deferred, predicted exactly."""
+    one = recordings[1]
+    rows = parallel_effect(one, "parallel-replies").rows
+    first1, first2 = (next(r for r in rows if r.role == role) for role in ("child1", "child2"))
+    child1_second = [c for c in one.calls if c.session == "parallel-replies-child1"][1]
+    child2_first = [c for c in one.calls if c.session == "parallel-replies-child2"][0]
+    assert child2_first.t < child1_second.t                  # both children were waiting on the server at once
+    assert first2.launched >= first1.done                    # but the slot ran them one after the other
+    assert {r.slot for r in rows} == {0} and all(r.ok for r in rows)
