@@ -25,6 +25,7 @@ from prefixlab.recording.format import Recording, load
 NAME = "a8-3-waterfall-smollm2-llamacpp"
 FIX_LABELS = {None: "全部朴素", "a4": "A4 布局", "a5": "A5 压缩", "a6": "A6 冻结记忆", "a7": "A7 全新→分叉"}
 MEASURES = ("recomputed", "seconds", "usd_a", "usd_o")   # the four panels, in order
+SAVED, MORE, TOTAL = "#2a9d8f", "#e76f51", "#6c757d"      # a step that saved, one that cost more, a whole bill
 
 
 def recording() -> Recording:
@@ -89,30 +90,38 @@ PANELS = {"recomputed": ("重算的 token", "{:,.0f}"), "seconds": ("服务器�
 
 
 def figure() -> go.Figure:
-    """Four waterfalls: from the all-naive bill, one bar per chapter's fix, down to the fixed bill."""
+    """Four waterfalls: from the all-naive bill, one bar per chapter's fix, down to the fixed bill.
+
+    Drawn as bars with a ``base`` (each step floats from the level before it), so the book's plotly
+    bundle (the cartesian traces) draws it."""
     ds = designs()
     fig = make_subplots(rows=2, cols=2, subplot_titles=[PANELS[m][0] for m in MEASURES],
                         vertical_spacing=0.2, horizontal_spacing=0.1)
     for i, m in enumerate(MEASURES):
         fmt = PANELS[m][1]
         first, last = getattr(ds[0], m), getattr(ds[-1], m)
-        deltas = [d for _, d in steps(m)]
-        x = [ds[0].label] + [label for label, _ in steps(m)] + ["全部修好"]
-        y = [first] + deltas + [last]
-        text = [fmt.format(first)] + [("+" if d > 0 else "−") + fmt.format(abs(d)) for d in deltas] + [fmt.format(last)]
-        fig.add_trace(go.Waterfall(x=x, y=y, measure=["absolute"] + ["relative"] * len(deltas) + ["total"],
-                                   text=text, textposition="outside", cliponaxis=False, showlegend=False,
-                                   decreasing=dict(marker=dict(color="#2a9d8f")),
-                                   increasing=dict(marker=dict(color="#e76f51")),
-                                   totals=dict(marker=dict(color="#6c757d")),
-                                   connector=dict(line=dict(color="#adb5bd", width=1)),
-                                   hovertemplate="%{x}:%{text}<extra></extra>"),
-                      row=i // 2 + 1, col=i % 2 + 1)
-        fig.update_yaxes(range=[0, max(first, *(getattr(d, m) for d in ds)) * 1.25], row=i // 2 + 1, col=i % 2 + 1)
+        labelled = steps(m)
+        x = [ds[0].label] + [label for label, _ in labelled] + ["全部修好"]
+        bases, heights, colors, text, level = [0], [first], [TOTAL], [fmt.format(first)], first
+        for _, d in labelled:
+            bases.append(level)
+            heights.append(d)
+            colors.append(MORE if d > 0 else SAVED)
+            text.append(("+" if d > 0 else "−") + fmt.format(abs(d)))
+            level += d
+        bases.append(0)
+        heights.append(last)
+        colors.append(TOTAL)
+        text.append(fmt.format(last))
+        fig.add_bar(x=x, y=heights, base=bases, marker_color=colors, text=text, textposition="outside",
+                    cliponaxis=False, showlegend=False, hovertemplate="%{x}:%{text}<extra></extra>",
+                    row=i // 2 + 1, col=i % 2 + 1)
+        top = max(first, *(getattr(d, m) for d in ds))
+        fig.update_yaxes(range=[0, top * 1.25], row=i // 2 + 1, col=i % 2 + 1)
     fig.update_xaxes(tickangle=-30, tickfont=dict(size=10))
+    fig.update_annotations(font_size=12)  # the panel titles
     fig.update_layout(height=620, margin=dict(t=40, b=20, l=10, r=10))
     return fig
-
 
 def calls(session: str) -> list:
     """The recorded requests of one session (in order)."""
