@@ -162,6 +162,8 @@ def facts() -> dict:
         "back_read_fresh": back["plus-a6"].cached_tokens, "back_read_fork": back["plus-a7"].cached_tokens,
         "first_prompt": first_s[1].prompt_tokens,  # the same first request in every design with the date line
         "first_s_min": min(first_ms[1:]), "first_s_max": max(first_ms[1:]),
+        "longest_design_s": max(max(c.t for c in rec.calls if c.session in sessions_of(rec, d.id))
+                                - min(c.t for c in rec.calls if c.session in sessions_of(rec, d.id)) for d in ds),
         "anthropic_ttl": anthropic.AnthropicConfig().automatic,
         "openai_retention": openai.default_retention(MODELS[1]),
         "openai_idle_min": openai.RETENTION[openai.default_retention(MODELS[1])][0] / 60,
