@@ -104,3 +104,13 @@ def test_bad_design_values_are_refused():
         Design(memory="sometimes")
     with pytest.raises(ValueError, match="child mode"):
         Design(child="clone")
+
+
+def test_a_design_with_an_environment_block_needs_a_recorder_with_a_clock(tmp_path):
+    from chapters.a8.experiments.whole_task import WholeTaskRecorder
+    from miniagent.loop import Limits
+
+    provenance = base_provenance(CHAT_TEMPLATE, TOKENIZER) | {"server": {"kind": "external", "flags": []}}
+    recorder = WholeTaskRecorder(tmp_path / "rec", lambda: "http://127.0.0.1:9", lambda e: e + 1, provenance, "local")
+    with pytest.raises(TypeError, match="no clock"):
+        recorder.run("whole", Limits(max_rounds=1), Design(environment="clock-top"))
