@@ -30,7 +30,7 @@ from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.skills import SkillSet
 from miniagent.tools import Toolbox
-from miniagent.variants.volatile_line import VolatileLine
+from miniagent.variants.volatile_line import SHAPES, VolatileLine
 
 from chapters.a8.paths import SKILLS, WHOLE_TASK_DIR
 from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
@@ -90,6 +90,8 @@ class Design:
     max_messages: int | None = None
 
     def __post_init__(self):
+        if self.environment is not None and self.environment not in SHAPES:
+            raise ValueError(f"unknown environment block {self.environment!r}; choose one of {', '.join(SHAPES)}")
         if self.trigger not in ("reserve", "every-n"):
             raise ValueError(f"unknown trigger {self.trigger!r}; choose reserve or every-n")
         if self.trigger == "every-n" and not self.max_messages:

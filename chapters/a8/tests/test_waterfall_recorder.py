@@ -104,6 +104,8 @@ def test_bad_design_values_are_refused():
         Design(memory="sometimes")
     with pytest.raises(ValueError, match="child mode"):
         Design(child="clone")
+    with pytest.raises(ValueError, match="environment block"):
+        Design(environment="clock-middle")
 
 
 def test_a_design_with_an_environment_block_needs_a_recorder_with_a_clock(tmp_path):
