@@ -68,7 +68,8 @@ A7 sub-agents
   children.py        opt-in: the spawn_agent tool: a brief (goal, context, report shape)
                      runs a child loop, fresh or forked from the parent's conversation,
                      under depth and loop limits; its own session file, linked to the
-                     parent's child entry; its usage in the parent's ledger
+                     parent's child entry; its usage in the parent's ledger; with
+                     parallel=True the children of one message run at once (A7·4)
                      -> add_children, ChildLimits (python -m miniagent --children ROUNDS)
 
 The command line

@@ -20,6 +20,12 @@ Two ways to start a child (``mode``):
 Either way the child gets the parent's tool definitions unchanged (the same bytes in the
 prefix). A child at the depth limit that asks for a grandchild gets an error as the result.
 
+Children in parallel (chapter A7·4, opt-in: ``add_children(..., parallel=True)``): when one
+assistant message holds several ``spawn_agent`` calls, the first of them starts every child of that
+message at once, each in its own thread with its own session file, waits for all, and writes their
+``child`` entries in call order; the loop then reads each call's report in turn. Off by default:
+the children of one message then run one after the other.
+
 Where it is written (the contract chapter A8's bill reads; entry types: session.py):
 
 - the child's session file ``<parent-stem>.children/<child-id>.jsonl``, next to the parent's; its
@@ -35,6 +41,8 @@ Where it is written (the contract chapter A8's bill reads; entry types: session.
 from __future__ import annotations
 
 import copy
+import json
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -116,8 +124,10 @@ class ChildAgents:
     def __init__(self, session: Session, model_for: Callable[[int, str], Model], *,
                  limits: ChildLimits | None = None, level: int = 0, system: str | None = None,
                  steps_for: Callable[[int, str], Sequence[Step]] | None = None, log: Log = lambda line: None,
-                 started: list[int] | None = None):
+                 started: list[int] | None = None, parallel: bool = False):
         self.session, self.model_for, self.level, self.system, self.log = session, model_for, level, system, log
+        self.parallel = parallel
+        self.reports: dict[str, str | ToolError] = {}  # parallel: each call's report, read as the loop gets to it
         self.steps_for = steps_for
         self.limits = limits or ChildLimits()
         self.toolbox = None
@@ -129,6 +139,8 @@ class ChildAgents:
           output="The shape of the report to return, e.g. 'at most 5 lines: file - finding'",
           mode="'fresh' (a new conversation) or 'fork' (a copy of this conversation)")
     def spawn_agent(self, goal: str, context: str, output: str, mode: str) -> str:
+        if self.parallel:
+            return self.spawn_together(pending_call_id(self.session, "spawn_agent"))
         if mode not in MODES:
             raise ToolError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         brief = brief_text(goal, context, output)
@@ -139,7 +151,57 @@ class ChildAgents:
         self.started[0] += 1
         return self.run_child(brief, mode, call_id, self.started[0])
 
-    def run_child(self, brief: str, mode: str, call_id: str, number: int) -> str:
+    def spawn_together(self, call_id: str) -> str:
+        """Parallel: the first spawn_agent call of a message runs every child the message asks for."""
+        if call_id not in self.reports:
+            messages = self.session.messages()
+            calls = [c for c in (messages[-1].get("tool_calls") or []) if c["function"]["name"] == "spawn_agent"]
+            jobs, entries = [], {}
+            for call in calls:
+                try:
+                    brief, mode = self.brief_for(call["function"]["arguments"])
+                except ToolError as err:
+                    self.reports[call["id"]] = err
+                    continue
+                self.started[0] += 1
+                jobs.append((brief, mode, call["id"], self.started[0]))
+            threads = [threading.Thread(target=self.run_child, args=job, kwargs={"later": entries}) for job in jobs]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            for _, _, cid, _ in jobs:  # the child entries in call order, whoever finished first
+                if cid in entries:
+                    report, entry = entries[cid]
+                    self.session.append("child", **entry)
+                    self.reports[cid] = report
+                else:
+                    self.reports[cid] = ToolError("the child crashed before it reported; see the log")
+        result = self.reports.pop(call_id, None)
+        if result is None:
+            raise ToolError(f"spawn_agent call {call_id} is not in the last assistant message")
+        if isinstance(result, ToolError):
+            raise result
+        return result
+
+    def brief_for(self, arguments: str) -> tuple[str, str]:
+        """Parallel: one call's brief and mode, checked as spawn_agent checks them (a ToolError if not)."""
+        try:
+            args = json.loads(arguments or "{}")
+        except ValueError as err:
+            raise ToolError(f"the arguments are not JSON: {err}") from None
+        mode = args.get("mode") if isinstance(args, dict) else None
+        if mode not in MODES:
+            raise ToolError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        brief = brief_text(*(str(args.get(k, "")) for k in ("goal", "context", "output")))
+        if self.level >= self.limits.depth:
+            raise ToolError(f"depth limit reached: this agent is at depth {self.level} and children may go "
+                            f"{self.limits.depth} deep; do the task yourself")
+        return brief, mode
+
+    def run_child(self, brief: str, mode: str, call_id: str, number: int, later: dict | None = None) -> str:
+        """Run one child to its end and return its report. ``later`` (parallel): keep the parent's
+        ``child`` entry there, by call id, instead of writing it now."""
         parent, child_id = self.session, new_entry_id()
         folder = parent.path.with_name(f"{parent.path.stem}.children")
         child = Session(folder / f"{child_id}.jsonl")
@@ -155,7 +217,7 @@ class ChildAgents:
             child.append("message", message=message)
         grandchildren = ChildAgents(child, self.model_for, limits=self.limits, level=self.level + 1,
                                     system=self.system, steps_for=self.steps_for, log=self.log,
-                                    started=self.started)
+                                    started=self.started, parallel=self.parallel)
         grandchildren.toolbox = with_child_tool(self.toolbox, grandchildren)
         model = self.model_for(number, mode)
         extra = list(self.steps_for(number, mode)) if self.steps_for else []
@@ -171,8 +233,12 @@ class ChildAgents:
             status = "stopped"
             report = f"the child stopped before it answered ({child.entries[-1]['reason']}); there is no report"
         usage = usage_ledger(child.entries)
-        parent.append("child", entry_id=child_id, toolCallId=call_id, path=f"{folder.name}/{child.path.name}",
-                      mode=mode, status=status, usage=usage)
+        entry = dict(entry_id=child_id, toolCallId=call_id, path=f"{folder.name}/{child.path.name}",
+                     mode=mode, status=status, usage=usage)
+        if later is None:
+            parent.append("child", **entry)
+        else:
+            later[call_id] = (report, entry)
         self.log(f"  child {number} {status}: {usage['calls']} calls, {usage['prompt_tokens']} prompt tokens")
         return report
 
@@ -188,7 +254,7 @@ def with_child_tool(toolbox, agents: ChildAgents):
 
 def add_children(toolbox, session: Session, model_for: Callable[[int, str], Model], **options) -> ChildAgents:
     """The ``spawn_agent`` tool for an agent writing ``session``: hand ``agents.toolbox`` to ``run_task``.
-    ``options``: ChildAgents' keywords (limits, system, steps_for, log)."""
+    ``options``: ChildAgents' keywords (limits, system, steps_for, log, parallel)."""
     agents = ChildAgents(session, model_for, **options)
     agents.toolbox = with_child_tool(toolbox, agents)
     return agents

@@ -63,7 +63,7 @@ def test_predicted_equals_measured_on_every_request(replay):
         # A4·3: one main session per shape of the history;
         # A1: one main session per server start; A3·2, A5·1's triggers, A5·4, A2·1, A2·2: one main session per variant
         wanted = {"main"}
-    if rec.manifest["experiment"] in ("A7-1", "A7-2", "A7-3", "A8-3", "A8-3-waterfall"):  # A7, A8·3: parents and children
+    if rec.manifest["experiment"] in ("A7-1", "A7-2", "A7-3", "A7-4-parallel", "A8-3", "A8-3-waterfall"):  # A7, A8·3: parents and their children
         wanted = {"main", "child"}
     assert wanted <= kinds or rec.manifest.get("policy") == "live"
 
@@ -167,3 +167,16 @@ def test_append_never_breaks_and_after_tools_breaks_after_the_tools(replay):
     assert row.break_block == "memory_body" and body.section == "message" and body.message == 1
     assert "tools" not in row.next_blocks and row.next_blocks[0] == "user#1"  # the task follows the memory
     assert att.block("tools").end < row.read == row.measured == body.start
+
+
+def test_a7_4_parallel_children_carry_the_servers_times_and_the_long_child_is_refused_on_half_a_context():
+    """A7·4: every request of the two-slots recording has the server's launch/release times and slot; its
+    per-slot context is half of -c, and the long child's request over it is refused (predicted too)."""
+    replay = calculator.prepare(SHIPPED / "a7-4-parallel-two-slots")
+    manifest = replay.recording.manifest
+    assert all({"launched", "done", "slot"} <= set(item) for item in manifest["order"])
+    assert [s["n_ctx"] for s in replay.recording.provenance["server"]["slots"]] == [2048, 2048]
+    rows = calculator.analyze(replay)
+    refused = [r for r in rows if r.refused]
+    assert len(refused) == 1 and refused[0].session == "long-child1" and refused[0].predicted_refused
+    assert all(r.ok for r in rows)

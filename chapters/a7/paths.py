@@ -11,4 +11,5 @@ A7_DATA = DATA / "a7"
 # adds 30 small plugins (plugins/*.py): enough files that reading them all fills a small context.
 REPO_OVERLAY = A7_DATA / "repo-overlay"
 DELEGATION_DIR = A7_DATA / "delegation"          # A7·1 and A7·2: the scripted policy (script.yml)
+PARALLEL_DIR = A7_DATA / "parallel"              # A7·4 (parallel half): two children at once; one child past a slot
 A7_EVOLUTION = A7_DATA / "evolution.yml"         # the chapter's evolution map

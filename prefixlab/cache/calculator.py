@@ -346,7 +346,9 @@ def make_requests(replay: Replay, indices: list[int], rule: str, attributions: d
         t = (times or {}).get(i, calls[i].t)
         body = calls[i].request
         out.append(Request(att.ids, replay.generated[i], t, calls[i].session, att.rule_blocks(api=api),
-                           cache_prompt=body.get("cache_prompt"), cache_reuse=body.get("n_cache_reuse")))
+                           cache_prompt=body.get("cache_prompt"), cache_reuse=body.get("n_cache_reuse"),
+                           started=None if times and i in times else calls[i].launched,
+                           done=None if times and i in times else calls[i].done))
     return out
 
 

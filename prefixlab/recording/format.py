@@ -59,6 +59,8 @@ class Call:
     response: dict | None = field(repr=False)  # None when the server refused the request (see error)
     kind: str = "model_call"  # or "compaction": the summary request of a compaction (round = the next call's)
     error: dict | None = field(default=None, repr=False)  # {"status": 400, "body": the server's JSON error}
+    launched: float | None = None  # server clock: when it was launched on a slot (order[].launched)
+    done: float | None = None      # server clock: when its slot was released (order[].done); None: before the next request
 
     @property
     def refused(self) -> str | None:
@@ -288,6 +290,10 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
             raise RecordingError(f"{where}: field call: {item['call']!r} is already order[{placed[item['call']]}] "
                                  "(the server received each request once)")
         placed[item["call"]] = seq
+        if ("launched" in item) != ("done" in item):
+            raise RecordingError(f"{where}: fields launched and done go together (the server's times of one request)")
+        if "done" in item and item["done"] < item["launched"]:
+            raise RecordingError(f"{where}: field done: {item['done']} is before the request was launched ({item['launched']})")
         if info["id"] not in on_path:
             on_path[info["id"]] = {e["id"] for e in files[info["file"]].path_to(info["leaf"])}
         if item["call"] not in on_path[info["id"]]:
@@ -296,7 +302,7 @@ def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
         entry = entries[info["file"], item["call"]]
         calls.append(Call(seq, item["session"], entry.get("round", rounds.get(entry["id"], 0)), item["epoch"],
                           item["t"], item["call"], entry["request"], entry.get("response"), entry["type"],
-                          entry.get("error")))
+                          entry.get("error"), item.get("launched"), item.get("done")))
     return Recording(path, manifest, calls, files)
 
 

@@ -7,6 +7,7 @@ they share: a parent agent with miniagent's spawn_agent tool, its children regis
 ``explore``         A7·1  read 30 files alone (compacting) or hand them to an explorer child   record a7-1
 ``fresh_or_fork``   A7·2  a fresh or a forked child; one slot, host cache, two slots          record a7-2
 ``limits``          A7·3  a vague brief unlimited, the same child capped, a clear brief     record a7-3
+``parallel``        A7·4  two children at once or in turn on -np 2; a child past its slot   record a7-4-parallel
 """
 from prefixlab.recording.experiments import Experiment
 
@@ -20,3 +21,6 @@ EXPERIMENTS = [
     Experiment("a7-3", "a7", "A7·3 任务书与上限:含糊的任务书不设上限、设上限、写清楚(约 4 分钟)",
                f"{__name__}.limits", {"a7-3-limits-smollm2-llamacpp": "."}),
 ]
+EXPERIMENTS.append(
+    Experiment("a7-4-parallel", "a7", "A7·4 两个子 agent 同时跑:-np 2 的两个槽位,一个槽位装不下的子 agent(约 3 分钟)",
+               f"{__name__}.parallel", {name: name for name in ("a7-4-parallel-two-slots", "a7-4-parallel-one-slot")}))

@@ -51,6 +51,12 @@ class Request:
     t          seconds since the first request (used for TTLs); must not go backwards
     session    which agent session sent it (caches are shared across sessions; kept for display)
     blocks     named token ranges, in token order, not overlapping
+    started, done
+               when the server launched the request on a slot and when it released the slot, in
+               seconds on the server's own clock (concurrent agents: a later request launched before
+               ``done`` finds that slot busy); None: launched after every earlier request was
+               released and released before the next one (one request at a time). Only the llama.cpp
+               rule reads them.
     cache_prompt, cache_reuse
                the request's own ``cache_prompt`` / ``n_cache_reuse`` fields, when it sent them (None:
                the server's setting applies). Only the local-server rules read them.
@@ -63,6 +69,8 @@ class Request:
     blocks: tuple[Block, ...] = ()
     cache_prompt: bool | None = None
     cache_reuse: int | None = None
+    started: float | None = None
+    done: float | None = None
 
     def __post_init__(self):
         # accept lists from callers, store tuples so requests stay hashable and immutable
@@ -75,6 +83,15 @@ class Request:
             raise ValueError(f"request time t must be a finite number of seconds, got {self.t!r}")
         if self.t < 0:
             raise ValueError(f"request time t must be >= 0 (seconds since the first request), got {self.t}")
+        for name in ("started", "done"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool)
+                                      or not math.isfinite(value) or value < 0):
+                raise ValueError(f"request {name} must be a finite number of seconds >= 0 or None, got {value!r}")
+        if (self.started is None) != (self.done is None):
+            raise ValueError("request started and done go together: give both (server times) or neither")
+        if self.done is not None and self.done < self.started:
+            raise ValueError(f"request done ({self.done}) is before it started ({self.started})")
         previous_end = 0
         for block in self.blocks:
             if not isinstance(block, Block):

@@ -67,7 +67,32 @@ into place and counted as cached (``n_past``, ``head_c`` and ``head_p`` all move
 only moves ``head_c`` on by one. So the prompt's cached part is still one prefix of the prompt, now
 stitched from chunks of the old slot; the n-1 cap of step 3 applies after it.
 
-Not modelled: concurrent requests (each request finishes before the next starts), SWA/hybrid/recurrent models (context checkpoints; for a
+Concurrent requests (two agents on one server; a request's ``started`` / ``done`` are the server's
+times of its launch and of its slot's release):
+the server runs one loop: take the new tasks from the queue, then advance every busy slot (server-queue.cpp:278-312). A slot is
+busy from the launch of its task to ``release`` (server-context.cpp:495-497, 582-601); a request with
+``done`` keeps its slot busy for every later request ``started`` before that time, one without it is
+released before the next request (the one-at-a-time case of every older recording). A task that
+arrives while the loop is decoding waits for that decode: with one generated token a request is
+launched, computed and released inside one pass, so overlap happens only between tasks launched in
+the same pass; hence the server's times, not the client's.
+
+- ``get_available_slot`` skips busy slots, in the similarity pick and in the LRU pick alike
+  (server-context.cpp:1703-1706, 1751-1753).
+- no idle slot: the task is deferred (server-context.cpp:2606-2613; server-queue.cpp:76-82); each
+  ``release`` calls ``pop_deferred_task`` (server-context.cpp:1435-1437), which moves the first
+  deferred task (or one that asked for that slot) to the *front* of the queue (server-queue.cpp:90-113):
+  it is launched right after the first busy slot finishes, before any task that arrived later.
+- ``t_last_used`` is stamped at release (server-context.cpp:588), so LRU follows the order in which
+  requests *finished*, not the order they arrived.
+- the idle-slot saves of step 2 happen at launch and skip busy slots (server-context.cpp:2641-2657:
+  ``if (!slot.is_processing())``): a slot still working for another agent is not saved then.
+- a refused request is released at once (send_error then release, server-context.cpp:3417-3425).
+- the reply is sent before the slot is released (``send_final_response``, then ``release``,
+  server-context.cpp:4225-4226, 4363-4364), in the same loop iteration, so a request sent after a
+  reply came back always finds that slot released.
+
+Not modelled: SWA/hybrid/recurrent models (context checkpoints; for a
 full-attention model the checkpoint branch at server-context.cpp:3527-3612 never changes n_past),
 LoRA changes, multimodal chunks, context shift, KV-pool purges (try_clear_idle_slots), requests that
 pin ``id_slot``, and allocation failures.
@@ -178,6 +203,12 @@ class Slot:
     tokens: tuple[int, ...] = ()
     origin: str | None = None   # which request left these tokens (for display)
     t_last_used: int = -1       # release order; the server uses a clock, only the order matters
+    busy_until: float | None = None  # processing a request until this time (its ``done``); None: idle
+    launched: int = -1          # which request it is processing (ties of ``busy_until`` release in launch order)
+
+    @property
+    def busy(self) -> bool:
+        return self.busy_until is not None
 
 
 @dataclass
@@ -197,6 +228,7 @@ class LlamaCppServer:
         self.slots = [Slot(i) for i in range(self.config.n_slots)]
         self.host: list[HostEntry] | None = [] if self.config.host_cache else None
         self._n = 0
+        self._released = 0  # releases so far: t_last_used is stamped at release (LRU = completion order)
         self._clock = Clock()
         self._events: list[str] = []
 
@@ -283,7 +315,7 @@ class LlamaCppServer:
             threshold = f32(cfg.slot_prompt_similarity)
             f_sim_best = 0.0
             for slot in self.slots:
-                if not slot.tokens:
+                if slot.busy or not slot.tokens:
                     continue
                 f_sim_cur = f32(common_prefix(slot.tokens, new) / len(new))
                 if f_sim_cur > f_sim_best and f_sim_cur > threshold:
@@ -296,6 +328,8 @@ class LlamaCppServer:
         if chosen is None:
             t_last = -1
             for slot in self.slots:
+                if slot.busy:
+                    continue
                 if chosen is None or slot.t_last_used <= t_last:
                     t_last, chosen = slot.t_last_used, slot
             self._events.append(f"slot {chosen.id} picked as least recently used")
@@ -329,17 +363,48 @@ class LlamaCppServer:
                 head_c += 1
         return n_past
 
+    # -- concurrent requests: busy slots, release, deferral ------------------------------------------
+
+    def _release(self, slot: Slot) -> None:
+        """server_slot::release (server-context.cpp:582-601): idle again, ``t_last_used`` stamped now."""
+        slot.busy_until = None
+        slot.t_last_used = self._released
+        self._released += 1
+
+    def _busy(self) -> list[Slot]:
+        """Busy slots in the order they finish (their ``done``; equal times in launch order)."""
+        return sorted((s for s in self.slots if s.busy), key=lambda s: (s.busy_until, s.launched))
+
+    def release_until(self, t: float) -> None:
+        """Release every slot whose request was done by time ``t``, in the order they finished."""
+        for slot in self._busy():
+            if slot.busy_until <= t:
+                self._events.append(f"slot {slot.id} released (its request was done at {slot.busy_until:g} s)")
+                self._release(slot)
+
+    def _wait_for_idle_slot(self) -> None:
+        """No idle slot: the task is deferred (server-context.cpp:2606-2613, server-queue.cpp:76-82) and
+        put back at the front of the queue when a slot is released (server-context.cpp:1435-1437,
+        server-queue.cpp:90-113), so it runs right after the first busy slot finishes."""
+        if any(not s.busy for s in self.slots):
+            return
+        first = self._busy()[0]
+        self._events.append(f"no idle slot: deferred until slot {first.id} is released at {first.busy_until:g} s")
+        self._release(first)
+
     # -- one request -----------------------------------------------------------------------------
 
     def step(self, request: Request) -> Prediction:
         self._clock.advance(request.t)
         self._events = []
         new = request.tokens
+        self.release_until(float("inf") if request.started is None else request.started)
+        self._wait_for_idle_slot()
         slot = self._pick_slot(new)
 
         if self.config.cache_idle_slots and self.host is not None:
             for other in self.slots:
-                if other is slot:
+                if other is slot or other.busy:
                     continue
                 if self._save(other):
                     self._update()
@@ -352,7 +417,7 @@ class LlamaCppServer:
             # refused after the slot was picked: the slot keeps its tokens, release() stamps it
             error = (f"request ({len(new)} tokens) exceeds the available context size ({limit} tokens), "
                      "try increasing it")
-            slot.t_last_used = self._n
+            self._release(slot)  # send_error, then release at once (server-context.cpp:3417-3425)
             self._n += 1
             self._events.append(f"slot {slot.id}: {error}; the slot keeps its {len(slot.tokens)} tokens")
             return Prediction(read=0, write=0, fresh=0, total=len(new), refused=error,
@@ -372,7 +437,11 @@ class LlamaCppServer:
 
         slot.tokens = new + request.generated[:-1]
         slot.origin = label
-        slot.t_last_used = self._n
+        if request.done is None:
+            self._release(slot)  # done before the next request arrives
+        else:
+            slot.busy_until, slot.launched = request.done, self._n
+            self._events.append(f"slot {slot.id} busy until {request.done:g} s")
         self._n += 1
         fresh = len(new) - n_past
         return Prediction(
