@@ -21,6 +21,9 @@ A1 the loop
                      forks are A6·4's) -> Session
 
 A2 tools
+  call_retry.py      A2·1, opt-in (--call-retries N): an answer that tried to call a tool
+                     but could not be read goes back with a correction, as the next user
+                     message, at most N times -> run_with_retry, tried_to_call
   paging.py          opt-in (with_paging): a big file or command output comes back one
                      page at a time, with where the rest is; a long command output is
                      saved whole in the workspace to page through -> with_paging, Pager

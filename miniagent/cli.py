@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from .agents_md import over_the_cap, read_agents_md
+from .call_retry import run_with_retry
 from .children import ChildLimits, add_children
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
 from .loop import Limits, run_task
@@ -68,6 +69,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--model", default="local", help="model name sent to the server (default: %(default)s)")
     p.add_argument("--text-calls", action="store_true",
                    help="also run tool calls the model writes as text in its answer (small local models)")
+    p.add_argument("--call-retries", type=retry_count, default=0, metavar="N",
+                   help="when an answer tried to call a tool but the call could not be read, send a "
+                        "correction and go on, at most N times (call_retry.py; default: %(default)s, off)")
     p.add_argument("--mode", choices=MODES, default="frozen",
                    help="where the requests carry the memory, and when a note written this session gets "
                         "there (default: %(default)s; see miniagent/injection.py and, for the lessons' variants, miniagent/variants/)")
@@ -157,8 +161,11 @@ def main(argv=None) -> int:
         if args.children is not None:  # opt-in (A7): one more tool, the children talk to the same server
             toolbox = add_children(toolbox, session, lambda number, mode: model, log=print,
                                    limits=ChildLimits(limits=Limits(max_rounds=args.children))).toolbox
-        answer = run_task(task, model=model, toolbox=toolbox, session=session,
-                          steps=steps, limits=limits, log=print)
+        loop = dict(model=model, toolbox=toolbox, session=session, steps=steps, limits=limits, log=print)
+        if args.call_retries:  # opt-in (A2·1): a call the model wrote unreadably is sent back, N times at most
+            answer, _ = run_with_retry(task, max_retries=args.call_retries, **loop)
+        else:
+            answer = run_task(task, **loop)
     except (TaskFileError, ModelError, ToolError, SessionFileError, MemoryFileError, KeyError, OSError) as err:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1

@@ -63,7 +63,7 @@ def test_predicted_equals_measured_on_every_request(replay):
         # A4·3: one main session per shape of the history;
         # A1: one main session per server start; A3·2, A5·1's triggers, A5·4, A2·1, A2·2: one main session per variant
         wanted = {"main"}
-    if rec.manifest["experiment"] in ("A7-1", "A7-2", "A7-3", "A7-4", "A7-4-parallel", "A8-3"):  # A7, A8·3: parents and their children
+    if rec.manifest["experiment"] in ("A7-1", "A7-2", "A7-3", "A7-4", "A7-4-parallel", "A8-3", "A8-3-waterfall"):  # A7, A8·3: parents and their children
         wanted = {"main", "child"}
     assert wanted <= kinds or rec.manifest.get("policy") == "live"
 

@@ -11,7 +11,8 @@ miniagent's loop (``miniagent.loop.run_task``) with the four tools A1 offers.
   parse (a brace missing), so it arrives without ``tool_calls`` and the loop ends on it as on an answer.
   The agent sees that the text tried to call a tool (``tried_to_call``) and retries once: the same
   session goes on with a correction as a new user message (mini-swe-agent sends its format errors back
-  the same way). At most ``MAX_RETRIES`` such retries; then the text stands as the answer.
+  the same way). At most ``MAX_RETRIES`` such retries; then the text stands as the answer. The retry is
+  miniagent's own opt-in (``miniagent/call_retry.py``); the correction is the script's.
 - ``bad-args``: a call the server parsed but with an argument the tool does not have; miniagent's
   toolbox returns an error as the tool result (``Toolbox.call``), and the model calls again.
 
@@ -20,9 +21,7 @@ the assistant turn appended to the history is the script's.
 """
 from __future__ import annotations
 
-import re
-
-from miniagent.loop import run_task
+from miniagent.call_retry import run_with_retry, tried_to_call
 from miniagent.session import Session
 from miniagent.system_message import FixedPrompt
 from miniagent.tools import Toolbox, Workspace
@@ -35,14 +34,8 @@ from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A2-1"
 FOUR = ("list_files", "read_file", "edit_file", "run_command")   # the tools A1's agent offers
-MAX_RETRIES = 1
-# A reply that tried to call a tool: the template's tags, or a JSON object with a name and arguments.
-_ATTEMPT = re.compile(r"<tool_call>|\"name\"\s*:\s*\"[^\"]+\"\s*,\s*\"arguments\"")
-
-
-def tried_to_call(text: str) -> bool:
-    """Whether an answer without ``tool_calls`` holds a call that could not be read (worth a retry)."""
-    return bool(_ATTEMPT.search(text or ""))
+MAX_RETRIES = 1  # the recording's setting, passed to miniagent's run_with_retry
+__all__ = ["MAX_RETRIES", "RetryRecorder", "four_tools", "run_with_retry", "tried_to_call"]
 
 
 def four_tools(workspace: Workspace) -> Toolbox:
@@ -51,17 +44,6 @@ def four_tools(workspace: Workspace) -> Toolbox:
     toolbox.handlers = {name: toolbox.handlers[name] for name in FOUR}
     toolbox.definitions = [handler.definition for handler in toolbox.handlers.values()]
     return toolbox
-
-
-def run_with_retry(task: str, correction: str, *, max_retries: int = MAX_RETRIES, **loop) -> tuple[str, int]:
-    """``run_task``; while its answer tried to call a tool and retries are left, go on in the same
-    session with ``correction`` as the next user message. The answer and the retries made."""
-    answer = run_task(task, **loop)
-    retries = 0
-    while retries < max_retries and tried_to_call(answer):
-        retries += 1
-        answer = run_task(correction, **loop)
-    return answer, retries
 
 
 class RetryRecorder(Recorder):
@@ -77,7 +59,8 @@ class RetryRecorder(Recorder):
         session = Session.open(self.out / f"{variant}.jsonl")
         turns = self.script[variant]
         policy = ScriptedPolicy(self.model(), turns, f"call_{variant}", self.clock)
-        answer, retries = run_with_retry(self.script["task"], self.script["correction"], model=policy,
+        answer, retries = run_with_retry(self.script["task"], self.script["correction"], max_retries=MAX_RETRIES,
+                                         model=policy,
                                          toolbox=four_tools(workspace), session=session,
                                          steps=[FixedPrompt(self.script["system"])], max_rounds=len(turns))
         self.log(f"  {variant}: {retries} retries; answer {answer[:60]!r}")

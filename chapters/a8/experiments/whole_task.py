@@ -12,17 +12,25 @@ child with its own session file, a session of kind ``child`` in the manifest).
 
 Variants, each on a fresh server: ``whole`` (the task to its end) and ``budget`` (the same task with a
 token budget, ``Limits(max_tokens=...)``, that stops it before the request that would go over).
+
+``Design`` names the choices the chapters made about this agent; ``AS_SHIPPED`` is the one above.
+``waterfall.py`` records the same task under other designs with this recorder's ``run``.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable
 
 from miniagent.children import ChildLimits, add_children, child_entries, open_child
 from miniagent.compaction import Compactor, model_summariser, threshold
 from miniagent.loop import Limits, run_task
-from miniagent.modes import for_mode
+from miniagent.modes import DESIGNS, for_mode
 from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.skills import SkillSet
 from miniagent.tools import Toolbox
+from miniagent.variants.volatile_line import SHAPES, VolatileLine
 
 from chapters.a8.paths import SKILLS, WHOLE_TASK_DIR
 from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
@@ -63,10 +71,75 @@ class StampedModel:
         return self.model.complete(messages, tools, **{**self.params, **params})
 
 
+@dataclass(frozen=True)
+class Design:
+    """What the agent of this task is made of, one choice per chapter (data/a8/waterfall/designs.yml).
+
+    ``environment``: A4·2's environment block in the system prompt (None: none; "clock-top", "date-only");
+    ``trigger``: when to compact (A5·1: "reserve": window - reserve, counted exactly; "every-n": more than
+    ``max_messages`` messages on the path); ``summary_tools``: the summary request offers the agent's tools
+    (A5·4); ``memory``: the memory design (A6·2, miniagent/modes.py); ``child``: how the child starts
+    (A7·2: "fresh" or "fork"; None: as the script's spawn_agent call says).
+    """
+
+    environment: str | None = None
+    trigger: str = "reserve"
+    summary_tools: bool = False
+    memory: str = GROUP
+    child: str | None = None
+    max_messages: int | None = None
+
+    def __post_init__(self):
+        if self.environment is not None and self.environment not in SHAPES:
+            raise ValueError(f"unknown environment block {self.environment!r}; choose one of {', '.join(SHAPES)}")
+        if self.trigger not in ("reserve", "every-n"):
+            raise ValueError(f"unknown trigger {self.trigger!r}; choose reserve or every-n")
+        if self.trigger == "every-n" and not self.max_messages:
+            raise ValueError("the every-n trigger needs max_messages")
+        if self.memory not in DESIGNS:
+            raise ValueError(f"unknown memory mode {self.memory!r}; choose one of {', '.join(DESIGNS)}")
+        if self.child not in (None, "fresh", "fork"):
+            raise ValueError(f"unknown child mode {self.child!r}; choose fresh or fork")
+
+
+AS_SHIPPED = Design()  # A8·3's agent: no environment block, window - reserve, no tools in the summary, frozen
+
+
+class WithEnvironment:
+    """A memory design whose system prompt also carries A4·2's environment block: the design's text is
+    the ``base`` that miniagent's ``VolatileLine`` puts the block before (clock-top) or after."""
+
+    line: VolatileLine
+
+    def __call__(self) -> str:
+        self.line.base = super().__call__()
+        return self.line.text()
+
+
+def memory_design(design: Design, agents_md: str, memory, workspace, skills, now: Callable[[], datetime]):
+    """The step that builds the system prompt: ``for_mode``'s design, with the environment block if any."""
+    if design.environment is None:
+        return for_mode(design.memory, BASE_PROMPT, agents_md, memory, workspace.root, skills=skills,
+                        skills_at="stable")
+    cls = DESIGNS[design.memory]
+    step = type(f"{cls.__name__}WithEnvironment", (WithEnvironment, cls), {})(BASE_PROMPT, agents_md, memory,
+                                                                               workspace.root)
+    step.skills, step.skills_at = skills, "stable"
+    step.line = VolatileLine(design.environment, "", workspace, now)
+    return step
+
+
 def exact_counter(tools: list[dict]):
     """Count a request's tokens as the server will: its chat template, its tokenizer, the tools."""
     template, tokenizer = load_template(), load_tokenizer()
     return lambda messages: len(prompt_token_ids(template, tokenizer, messages, tools))
+
+
+def with_child_mode(turns: list[dict], mode: str | None) -> list[dict]:
+    """The script's turns, every spawn_agent call asking for ``mode`` (None: as written)."""
+    if mode is None:
+        return list(turns)
+    return [{**t, "args": {**t["args"], "mode": mode}} if t.get("tool") == "spawn_agent" else t for t in turns]
 
 
 class WholeTaskRecorder(Recorder):
@@ -77,14 +150,23 @@ class WholeTaskRecorder(Recorder):
     repository = Repository(TOY_REPO)
     variants = ("whole", "budget")
 
-    def compactor(self, order: list[float], tools: list[dict]) -> Compactor:
+    def compactor(self, order: list[float], tools: list[dict], design: Design = AS_SHIPPED) -> Compactor:
         s = self.script
         summary_model = StampedModel(self.model(), order, self.clock, max_tokens=s["summary_max_tokens"],
                                      temperature=0)
-        return Compactor(threshold(s["window"], s["reserve"]), model_summariser(summary_model),
+        summarise = model_summariser(summary_model, tools=tools) if design.summary_tools else \
+            model_summariser(summary_model)
+        if design.trigger == "every-n":  # as A5·1 records it: the message count only
+            return Compactor(10**9, summarise, keep_rounds=s["keep_rounds"], max_messages=design.max_messages)
+        return Compactor(threshold(s["window"], s["reserve"]), summarise,
                          keep_rounds=s["keep_rounds"], count_tokens=exact_counter(tools))
 
-    def run(self, sid: str, limits: Limits) -> Session:
+    def now(self, order: list[float], child_orders: dict[int, list[float]]) -> Callable[[], datetime]:
+        """The clock an environment block shows, given the send times noted so far (the parent's and its
+        children's); a recorder whose designs have such a block says what it is."""
+        raise TypeError(f"{type(self).__name__} has no clock for an environment block")
+
+    def run(self, sid: str, limits: Limits, design: Design = AS_SHIPPED, info: dict | None = None) -> Session:
         s = self.script
         workspace, memory = self.fresh_copy(sid)
         for note in s["notes"]:
@@ -99,23 +181,24 @@ class WholeTaskRecorder(Recorder):
                                  order=child_orders[number])
 
         def steps_for(number: int, mode: str):
-            return [self.compactor(child_orders[number], agents.toolbox.definitions)]
+            return [self.compactor(child_orders[number], agents.toolbox.definitions, design)]
 
         agents = add_children(Toolbox(workspace, memory, skills), session, model_for, steps_for=steps_for,
                               log=self.log, limits=ChildLimits(depth=1, limits=Limits(max_rounds=CHILD_ROUNDS)))
         tools = agents.toolbox
-        design = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
-                          skills=skills.index, skills_at="stable")
-        policy = StampedPolicy(self.model(), list(s["parent"]), f"call_{sid}", self.clock, order=order)
+        now = self.now(order, child_orders) if design.environment else None
+        prompt = memory_design(design, read_agents_md(workspace.root), memory, workspace, skills.index, now)
+        policy = StampedPolicy(self.model(), with_child_mode(s["parent"], design.child), f"call_{sid}",
+                               self.clock, order=order)
         run_task(s["task"].strip(), model=policy, toolbox=tools, session=session,
-                 steps=[self.compactor(order, tools.definitions), design], limits=limits, log=self.log)
-        info = {"variant": sid}
+                 steps=[self.compactor(order, tools.definitions, design), prompt], limits=limits, log=self.log)
+        info = {"variant": sid, **(info or {})}
         if sid == "budget":
             info["budget"] = s["budget"]
-        self._register({"id": sid, "file": session.path.name, "group": GROUP, "day": 1, "kind": "main", **info},
-                       session, 0, order)
+        self._register({"id": sid, "file": session.path.name, "group": design.memory, "day": 1, "kind": "main",
+                        **info}, session, 0, order)
         for number, entry in enumerate(child_entries(session), start=1):
-            self._register({"id": f"{sid}-child{number}", "file": entry["path"], "group": GROUP, "day": 1,
+            self._register({"id": f"{sid}-child{number}", "file": entry["path"], "group": design.memory, "day": 1,
                             "kind": "child", "child_of": {"session": sid, "entry": entry["id"], "mode": entry["mode"]},
                             **info}, open_child(session, entry), 0, child_orders[number])
         # the server saw them by time: the child's requests came while the parent waited for its tool

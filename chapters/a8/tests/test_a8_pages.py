@@ -141,3 +141,57 @@ def test_the_whole_bill_is_the_servers_usage_to_the_token():
     (root,) = bill.bill(rec.path / "budget.jsonl").roots
     (stop,) = root.stops
     assert "budget" in stop["reason"] and stop["tokens"] == root.total.prompt + root.total.output
+
+
+def _cells_before(page: str, marker: str) -> str:
+    """The outputs of the page's code cells before the first one whose source holds ``marker``."""
+    nb = nbformat.read(BOOK / page, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    first = next(i for i, c in enumerate(code) if marker in c.source)
+    return json.dumps([o for c in code[:first] for o in c.outputs], ensure_ascii=False)
+
+
+def test_the_waterfall_checkers_accept_the_answer_and_hint_without_it():
+    steps = a8_3.fix_steps()
+    best = min(steps, key=steps.get)
+    assert a8_3.check_biggest_fix(None) == ASK and a8_3.check_biggest_fix(best.upper()).startswith("对")
+    for other in set(steps) - {best}:
+        wrong = a8_3.check_biggest_fix(other)
+        assert wrong.startswith("不对") and best not in wrong.lower()
+    assert a8_3.check_biggest_fix("a9").startswith("写成")
+    fork = steps["a7"]
+    assert a8_3.check_fork_step(None) == ASK and a8_3.check_fork_step(fork).startswith("对")
+    assert a8_3.check_fork_step(fork + a8_3.FORK_TOLERANCE).startswith("对")
+    wrong = a8_3.check_fork_step(fork - a8_3.FORK_TOLERANCE - 1)
+    assert wrong.startswith("不对") and str(abs(fork)) not in wrong
+
+
+def test_nothing_before_the_waterfall_exercises_prints_their_answers():
+    fork = a8_3.fix_steps()["a7"]
+    shown = "".join(outputs(BOOK / p) for p in ORDER[:-1]) + _cells_before("a8-3-whole-bill.ipynb", "check_fork_step")
+    assert not re.search(rf"(?<![\w.,$]){abs(fork)}(?![\d,])", shown)
+    assert "A4 布局" not in _cells_before("a8-3-whole-bill.ipynb", "check_biggest_fix")  # no waterfall drawn before
+
+
+def test_the_waterfall_adds_up_to_the_servers_usage_and_each_design_is_the_one_before_plus_one_fix():
+    from chapters.a8.experiments.waterfall import CHOICES
+    from chapters.a8.figures import waterfall
+
+    rec = waterfall.recording()
+    ds = waterfall.designs()
+    assert [d.fix for d in ds] == [None, "a4", "a5", "a6", "a7"]
+    b = bill.bill(rec.path)
+    for d in ds:
+        calls = [c for c in rec.calls if c.session in (d.id, f"{d.id}-child1")]
+        assert d.usage.calls == len(calls) == b.by_session()[d.id].calls + b.by_session()[f"{d.id}-child1"].calls
+        assert d.recomputed == sum(c.prompt_tokens - c.cached_tokens for c in calls)
+        assert d.usd_a > 0 and d.usd_o > 0
+    plans = rec.manifest["designs"]
+    for before, after in zip(plans, plans[1:]):
+        assert {c for c in CHOICES if before[c] != after[c]}
+    for m in waterfall.MEASURES:  # the bars add up: the first, the steps, the last
+        assert abs(getattr(ds[0], m) + sum(s for _, s in waterfall.steps(m)) - getattr(ds[-1], m)) < 1e-9
+    assert [t.type for t in waterfall.figure().data] == ["bar"] * len(waterfall.MEASURES)  # in the book's plotly bundle
+    # the page compares the seconds of the same first request in the designs with the date line
+    firsts = {json.dumps(waterfall.calls(d.id)[0].request) for d in ds[1:]}
+    assert len(firsts) == 1 and waterfall.facts()["first_prompt"] == waterfall.calls(ds[1].id)[0].prompt_tokens

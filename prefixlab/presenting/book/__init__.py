@@ -19,6 +19,7 @@ Imported by the build or by pytest, not by notebooks:
 ``sphinx_assets``      Sphinx extension: vendored JS and CSS the pages need (plotly, widgets, require.js)
 ``sphinx_citations``   Sphinx extension: the ``citation`` directive and the ``cite-code`` role
 ``sphinx_course_map``  Sphinx extension: the ``course-map`` directive (front page, chapter pages)
+``sphinx_quotes``      Sphinx extension: straight double quotes in the prose paired as “ and ” per paragraph
 ``nbval_hooks``        nbval: compare text, not figure HTML or plotly JSON
 """
 
