@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from prefixlab.cache import calculator, counterfactual  # noqa: E402
+from prefixlab.paths import RECORDINGS  # noqa: E402
 from prefixlab.recording.format import find_recordings  # noqa: E402
 
 
@@ -79,8 +80,9 @@ def main(argv=None) -> int:
         rows.append((f"warm: replay all under {rule}",
                      median_seconds(lambda: [calculator.analyze(r, rule) for r in replays], warm_n), server_all))
 
-    # widget-sized updates on the first recording
-    replay = replays[0]
+    # widget-sized updates on the recording the calculator lab opens first (data/recordings/DEFAULT)
+    default = (RECORDINGS / "DEFAULT").read_text(encoding="utf-8").strip()
+    replay = next(r for r, path in zip(replays, paths) if path.name == default)
     rec = replay.recording
     ks = counterfactual.k_values(rec)
     if len(ks):
