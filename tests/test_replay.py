@@ -36,11 +36,8 @@ reason (an explicit xfail); none is skipped silently.
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 import time
-from pathlib import Path
 
 import pytest
 import helpers

@@ -117,7 +117,7 @@ def test_retrieve_adds_the_notes_to_the_current_request_only(tmp_path):
     first, second = requests[0][1]["content"], requests[2][1]["content"]
     assert first == with_recalled("Add Kelvin support", [NOTES[1]])
     assert requests[1][:2] == requests[0]  # within a turn the message stays as it was sent
-    assert requests[2][1]["content"] == "Add Kelvin support"  # turn 2: the earlier message is plain again
+    assert second == "Add Kelvin support"  # turn 2: the earlier message is plain again
     last_user = [m for m in requests[2] if m["role"] == "user"][-1]["content"]
     assert split_recalled(last_user) == ("Run the checks", NOTES[0])
     assert [e["type"] for e in session.path_to()].count("message_refresh") == 1

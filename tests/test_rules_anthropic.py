@@ -153,7 +153,8 @@ def test_unknown_or_empty_breakpoint_block():
 
 def test_five_minute_ttl_expires_and_is_refreshed_by_a_hit():
     r = conversation(3)
-    again = lambda t: Request(r.tokens, t=t, blocks=r.blocks)
+    def again(t):
+        return Request(r.tokens, t=t, blocks=r.blocks)
     preds = predict([r, again(299), again(598)], **NO_MIN)
     assert [p.read for p in preds] == [0, 300, 300]      # the hit at 299 refreshed it to 599
     preds = predict([r, again(299), again(599)], **NO_MIN)

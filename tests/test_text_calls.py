@@ -59,7 +59,8 @@ def test_chat_model_lifts_only_when_asked(monkeypatch):
     from fake_server import FakeChatServer, completion
 
     content = '{"name": "list_files", "arguments": {"path": "."}}'
-    answer = lambda body: (200, completion({"role": "assistant", "content": content}))
+    def answer(body):
+        return (200, completion({"role": "assistant", "content": content}))
     with FakeChatServer(answer) as server:
         plain = ChatModel(server.url, progress=None).complete([{"role": "user", "content": "hi"}], TOOLS)
         lenient = ChatModel(server.url, progress=None, text_calls=True).complete(

@@ -29,7 +29,6 @@ from __future__ import annotations
 from miniagent.loop import Limits, run_task
 from miniagent.session import Session
 from miniagent.system_message import FixedPrompt
-from miniagent.tools import Workspace
 
 from chapters.a1.agent import NoTools, four_tools
 from chapters.a1.paths import A1_SCRIPT

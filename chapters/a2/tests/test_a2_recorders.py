@@ -7,7 +7,6 @@ same steps with miniagent's tools.
 """
 from __future__ import annotations
 
-import pytest
 from fake_server import FakeChatServer, completion
 
 from chapters.a2.experiments.retry import RetryRecorder, run_with_retry, tried_to_call

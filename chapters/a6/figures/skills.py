@@ -199,7 +199,8 @@ def skills_count_figure(manifest: Manifest, window: int, price: ModelPrice, base
     curve = count_curve(manifest, base_tokens, order)
     xs = [p.n for p in curve]
     fig = go.Figure()
-    hover = lambda p, v: f"前 {p.n} 份(第 {p.n} 份:{p.last or '—'})<br>{v:,} token"
+    def hover(p, v):
+        return f"前 {p.n} 份(第 {p.n} 份:{p.last or '—'})<br>{v:,} token"
     fig.add_trace(go.Scatter(x=xs, y=[max(p.inline, 1) for p in curve], mode="lines", name="全部技能全文内联",
                              line=dict(color=INLINE_COLOR, width=2), hoverinfo="text",
                              hovertext=[hover(p, p.inline) for p in curve]))

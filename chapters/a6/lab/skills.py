@@ -70,7 +70,8 @@ class CountLab:
             raise ValueError(f"n must be between 0 and {len(self.curve) - 1}")
         p = self.curve[n]
         index = self.index_tokens(n, cap)
-        usd = lambda t, term="uncached": f"${sf.request_usd(t, self.price, term):.4f}"
+        def usd(t, term="uncached"):
+            return f"${sf.request_usd(t, self.price, term):.4f}"
         fits = "放得下" if p.inline <= self.window else f"超出窗口 {p.inline - self.window:,}"
         return (f"前 {n} 份技能(从最短的起;第 {n} 份:{p.last or '—'})\n"
                 f"全文内联:{p.inline:,} token({fits}),每个请求 {usd(p.inline)},整段命中缓存 {usd(p.inline, 'read')}\n"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
@@ -109,7 +108,6 @@ def _answers():
     t10, t11 = load(RECORDINGS / "t10-smollm2-llamacpp"), load(RECORDINGS / "t11-smollm2-llamacpp")
     t12, forks = load(RECORDINGS / "t12-smollm2-llamacpp"), load(RECORDINGS / "t13-forks-smollm2-llamacpp")
     t14 = load(RECORDINGS / "t14-smollm2-llamacpp")
-    from prefixlab.cache import calculator
 
     right = lambda verdict: verdict.startswith("对")  # noqa: E731
     compaction = a6_1._after_compaction(t11, "agents-day1")[1].measured
