@@ -103,22 +103,6 @@ def test_no_empty_figure_annotation(page):
     assert not bad, f"{page}: empty figure annotations:\n" + "\n".join(bad)
 
 
-@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
-def test_legend_above_the_plot_leaves_room_for_subplot_titles(page):
-    # A horizontal legend above the plot area sits on the subplot titles (annotations at
-    # paper y = 1) unless it is lifted clear of them.
-    bad = []
-    for i, fig in plotly_figures(page):
-        layout = fig.get("layout", {})
-        legend = layout.get("legend", {})
-        titles = [a for a in layout.get("annotations", [])
-                  if a.get("yref") == "paper" and a.get("y", 0) >= 1 and a.get("yanchor") == "bottom"]
-        if titles and layout.get("showlegend", True) is not False and legend.get("y", 0) >= 1 \
-                and legend.get("yanchor", "auto") in ("bottom", "auto") and legend.get("y", 0) < 1.08:
-            bad.append(f"cell {i}: legend y={legend.get('y')} over {len(titles)} subplot title(s)")
-    assert not bad, f"{page}: legend over subplot titles:\n" + "\n".join(bad)
-
-
 # --- reading order -------------------------------------------------------------------------------
 
 def chapter_of(page: str) -> str:
@@ -139,7 +123,7 @@ def link_targets(cell: str, page: str) -> list[str]:
     return targets
 
 
-GAP = re.compile(r"\*\*下一个缺口[::]?\*\*[::]?")
+GAP = re.compile(r"\*\*(?:下一个缺口|回到主线)[::]?\*\*[::]?")
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
@@ -147,23 +131,40 @@ def test_next_gap_points_to_the_next_page_or_the_next_chapter(page):
     cells = [c for c in markdown_cells(page) if GAP.search(c)]
     if not cells:
         return
-    text = GAP.split(cells[-1])[-1]
-    targets = link_targets(text, page)
+    text = GAP.split(cells[-1])[-1].split("**岔路")[0]   # a side road (岔路) may point elsewhere
     i = PAGES.index(page)
-    allowed = {PAGES[i + 1] if i + 1 < len(PAGES) else None, next_chapter_index(page)} - {None}
-    assert targets, f"{page}: 下一个缺口 links nowhere"
-    assert targets[0] in allowed, f"{page}: 下一个缺口 points to {targets[0]}, expected one of {sorted(allowed)}"
+    forward = [t for t in link_targets(text, page) if t in PAGES and PAGES.index(t) > i]
+    nxt = next_chapter_index(page)
+    allowed = {PAGES[i + 1] if i + 1 < len(PAGES) else None, nxt,
+               PAGES[PAGES.index(nxt) + 1] if nxt else None} - {None}   # or the next chapter's first lesson
+    assert forward, f"{page}: 下一个缺口 links to no later page"
+    assert set(forward) <= allowed, f"{page}: 下一个缺口 points to {forward}, expected one of {sorted(allowed)}"
 
 
 # Sentences written in the order the book was built, not read.
-AUTHORING_ORDER = ["还在写", "都已上线", "已经上线的章节", "Chapters so far", "和 A6 一样", "A6·2 讲过"]
+AUTHORING_ORDER = ["还在写", "都已上线", "已经上线的章节", "Chapters so far", "和 A6 一样"]
+
+
+def lesson_label(page: str) -> str | None:
+    m = re.match(r"book/a(\d)/a\d-([0-9a-z])-", page)
+    return f"A{m.group(1)}·{m.group(2).upper()}" if m else None
+
+
+LABELS = {lesson_label(p): p for p in PAGES if lesson_label(p)}
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_no_status_or_authoring_order_sentences(page):
     text = "\n".join(markdown_cells(page))
     found = [s for s in AUTHORING_ORDER if s in text]
-    assert not found, f"{page}: {found}"
+    # "A6·2 讲过" / "上一课 A6·2" only about a lesson the reader has already passed.
+    i = PAGES.index(page)
+    for label in re.findall(r"(A\d·[0-9LR])\s*(?:里)?讲过", text) + re.findall(r"上一课\s*\[?(A\d·[0-9LR])", text):
+        if label in LABELS and PAGES.index(LABELS[label]) >= i:
+            found.append(f"{label} 讲过 (not read yet)")
+        if re.search(rf"上一课\s*\[?{label}", text) and i > 0 and PAGES[i - 1] != LABELS.get(label):
+            found.append(f"上一课 {label} (the previous page is {PAGES[i - 1]})")
+    assert not found, f"{page}: {sorted(set(found))}"
 
 
 # --- glossary ------------------------------------------------------------------------------------
