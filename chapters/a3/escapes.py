@@ -364,3 +364,16 @@ if __name__ == "__main__":  # python -m chapters.a3.escapes [TIMEOUT]: the escap
     from dataclasses import asdict
     rows = escape_rows(float(sys.argv[1]) if len(sys.argv) > 1 else 1.0)
     print(json.dumps([asdict(r) for r in rows], ensure_ascii=False))
+
+
+def key_readable_after_pop() -> bool:
+    """Does /proc/$PPID/environ still show the key after the agent pops it from os.environ? (it does)"""
+    import sys
+    script = ("import os; from miniagent.tools import Workspace; os.environ.pop('OPENAI_API_KEY'); "
+              "print(Workspace('.').run_command(\"tr '\\\\0' '\\\\n' < /proc/$PPID/environ\"))")
+    repo = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, **{FAKE_SECRET[0]: FAKE_SECRET[1]}, PYTHONPATH=str(repo))
+        done = subprocess.run([sys.executable, "-c", script], cwd=tmp, env=env, capture_output=True, text=True,
+                              timeout=60)
+    return FAKE_SECRET[1] in done.stdout
