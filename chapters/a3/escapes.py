@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniagent.tools import ToolError, Workspace
+from prefixlab.paths import REPO_ROOT
 
 PROBE = "A3_PROBE"
 FAKE_SECRET = ("OPENAI_API_KEY", "sk-course-demo-not-a-real-key")
@@ -348,7 +349,7 @@ def escape_table_as_agent(timeout: float = 1.0) -> list[EscapeRun]:
     """
     import json
     import sys
-    repo = Path(__file__).resolve().parents[2]
+    repo = REPO_ROOT
     env = dict(os.environ, **{FAKE_SECRET[0]: FAKE_SECRET[1]},
                PYTHONPATH=os.pathsep.join(filter(None, [str(repo), os.environ.get("PYTHONPATH")])))
     done = subprocess.run([sys.executable, "-m", "chapters.a3.escapes", str(timeout)], env=env, cwd=repo,
@@ -371,7 +372,7 @@ def key_readable_after_pop() -> bool:
     import sys
     script = ("import os; from miniagent.tools import Workspace; os.environ.pop('OPENAI_API_KEY'); "
               "print(Workspace('.').run_command(\"tr '\\\\0' '\\\\n' < /proc/$PPID/environ\"))")
-    repo = Path(__file__).resolve().parents[2]
+    repo = REPO_ROOT
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, **{FAKE_SECRET[0]: FAKE_SECRET[1]}, PYTHONPATH=str(repo))
         done = subprocess.run([sys.executable, "-c", script], cwd=tmp, env=env, capture_output=True, text=True,
