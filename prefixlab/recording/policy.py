@@ -66,7 +66,7 @@ class StampedPolicy(ScriptedPolicy):
     requests (a compaction's summary call, ``StampedModel``), so the manifest keeps them in sending order.
 
     ``after_call`` maps a request number (1, 2, ...) to an action run right after that request's
-    reply, before the loop goes on: a person's edit between two rounds (A6·1's AGENTS.md edit).
+    reply, before the loop goes on: a person's edit between two rounds (of AGENTS.md, say).
     """
 
     def __init__(self, *args, order: list[float], after_call: dict | None = None, **kwargs):
@@ -91,10 +91,3 @@ class StampedModel:
         self.order.append(self.clock())
         return self.model.complete(messages, tools, **{**self.params, **params})
 
-
-def exact_counter(tools: list[dict]):
-    """Count a request's tokens as the server will: its chat template, its tokenizer, the tools."""
-    from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
-
-    template, tokenizer = load_template(), load_tokenizer()
-    return lambda messages: len(prompt_token_ids(template, tokenizer, messages, tools))

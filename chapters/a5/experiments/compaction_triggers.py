@@ -32,7 +32,8 @@ from chapters.a5.experiments.context_limit import CONTEXT_EXCEEDED
 from chapters.a5.paths import REPO_OVERLAY, TRIGGERS_DIR
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.chat_client import RequestRefused
-from prefixlab.recording.policy import StampedPolicy, StampedModel, exact_counter
+from prefixlab.cache.tokenizer import exact_counter
+from prefixlab.recording.policy import StampedPolicy, StampedModel
 from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 

@@ -39,7 +39,8 @@ from miniagent.tools import Toolbox
 from chapters.a7.paths import DELEGATION_DIR, REPO_OVERLAY
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER, TOY_REPO
 from prefixlab.recording.format import write_manifest
-from prefixlab.recording.policy import StampedPolicy, StampedModel, exact_counter
+from prefixlab.cache.tokenizer import exact_counter
+from prefixlab.recording.policy import StampedPolicy, StampedModel
 from prefixlab.recording.recorder import (Recorder, base_provenance, command_line, launch_llama_server,
                                           record_on_course_server, run_recording)
 from prefixlab.recording.repository import Repository

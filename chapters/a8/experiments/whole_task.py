@@ -35,7 +35,8 @@ from miniagent.variants.volatile_line import SHAPES, VolatileLine
 from chapters.a8.paths import SKILLS, WHOLE_TASK_DIR
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.format import write_manifest
-from prefixlab.recording.policy import StampedPolicy, StampedModel, exact_counter
+from prefixlab.cache.tokenizer import exact_counter
+from prefixlab.recording.policy import StampedPolicy, StampedModel
 from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
