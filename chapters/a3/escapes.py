@@ -95,10 +95,10 @@ def probed(probe: str) -> list[int]:
     return found
 
 
-def clean_up(probe: str) -> None:
-    """Kill whatever a case left running (again, in case one forked meanwhile)."""
-    for _ in range(10):
-        pids = probed(probe)
+def kill_until_gone(find, rounds: int) -> None:
+    """Kill what find() lists, and look again: a process may have forked meanwhile."""
+    for _ in range(rounds):
+        pids = find()
         if not pids:
             return
         for pid in pids:
@@ -107,6 +107,11 @@ def clean_up(probe: str) -> None:
             except ProcessLookupError:
                 pass
         time.sleep(0.05)
+
+
+def clean_up(probe: str) -> None:
+    """Kill whatever a case left running."""
+    kill_until_gone(lambda: probed(probe), rounds=10)
 
 
 @contextmanager
@@ -286,16 +291,7 @@ def by_cmdline(mark: str) -> list[int]:
 
 
 def kill_by_cmdline(mark: str) -> None:
-    for _ in range(20):
-        pids = by_cmdline(mark)
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.05)
+    kill_until_gone(lambda: by_cmdline(mark), rounds=20)
 
 
 def run_escape(escape: str, way: str, timeout: float = 1.0) -> EscapeRun:
