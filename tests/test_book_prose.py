@@ -235,3 +235,53 @@ def test_no_banned_synonym_in_prose(page):
     text = "\n".join(prose(c) for c in markdown_cells(page))
     found = [t for t in banned_terms() if t in text]
     assert not found, f"{page}: banned synonyms (see book/STYLE.md): {found}"
+
+
+# --- search ------------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def search_language():
+    pytest.importorskip("jieba")
+    from prefixlab.presenting.book import search_index
+
+    return search_index.make_search_language(REPO_ROOT / search_index.GLOSSARY)({})
+
+
+@lru_cache(maxsize=None)
+def search_words(page: str) -> frozenset[str]:
+    from prefixlab.presenting.book import search_index
+
+    return frozenset(search_index.page_words(search_language(), search_index.source_texts(source(page))))
+
+
+# Terms whose 定义于 page never says them (the KNOWN_UNRESOLVED check above): the pointer is wrong,
+# not the search.
+NOT_ON_DEFINING_PAGE = {"缓存规则", "记账口径"}
+
+
+@pytest.mark.parametrize("term,page", [
+    pytest.param(t, p, marks=pytest.mark.xfail(strict=True, reason="定义于 page lacks the term"))
+    if t in NOT_ON_DEFINING_PAGE else (t, p) for terms, p in ENTRIES for t in terms], ids=str)
+def test_glossary_term_search_finds_its_defining_page(term, page):
+    # The same cutting as the built index (jieba with the course's words) and the same matching as
+    # the search page: a term jieba cuts apart, or a one-character term, would find nothing.
+    from prefixlab.presenting.book import search_index
+
+    terms = search_index.query_terms(term)
+    assert search_index.page_matches(terms, search_words(page)), (
+        f"searching {term!r} (terms {sorted(terms)}) does not find its defining page {page}")
+
+
+def test_search_index_leaves_out_the_agent_picture_and_the_course_map():
+    from docutils import nodes
+    from docutils.utils import new_document
+
+    from prefixlab.presenting.book import search_index
+
+    doc = new_document("page")
+    doc += nodes.paragraph(text="改写历史")
+    doc += nodes.raw("", '<div class="prefixlab-picture" id="p">从已有出发</div>', format="html")
+    doc += nodes.container("", nodes.paragraph(text="课程地图"), classes=["prefixlab-course-map"])
+    kept = search_index.without_unindexed(doc)
+    assert kept.astext() == "改写历史"
+    assert "从已有出发" in doc.astext() and "课程地图" in doc.astext()  # the page itself keeps them

@@ -25,9 +25,10 @@
   in this repository; a theme that changes those lines stops the build).
 - Jupyter Book adds every ``*.js`` under ``_static/`` to every page, which is why the large
   vendored files live in ``_vendor/`` and not in ``_static/``.
-- A user dictionary of course terms is loaded into jieba before the search index is built,
-  so a query such as 前缀缓存 finds pages (Sphinx's own ``html_search_options['dict']`` is
-  resolved against the working directory, which breaks builds started elsewhere).
+- The search index is cut with the course's words (every glossary term, ``search_index``), so a
+  query such as 改写历史 or 轮 finds pages, and it leaves out the agent picture and the course
+  map, which are on every page (Sphinx's own ``html_search_options['dict']`` is resolved
+  against the working directory, which breaks builds started elsewhere).
 
 Sphinx does not re-write unchanged pages when only this file changes: build from clean
 (``bash scripts/build_book.sh`` does).
@@ -36,7 +37,6 @@ Sphinx does not re-write unchanged pages when only this file changes: build from
 from __future__ import annotations
 
 import json
-import logging as std_logging
 import posixpath
 import shutil
 from pathlib import Path
@@ -45,6 +45,8 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
+
+from prefixlab.presenting.book import search_index
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +65,6 @@ FIGURE_MARKER = 'class="plotly-graph-div"'  # written by plotly's to_html for ev
 WIDGET_VIEW_MARKER = 'type="application/vnd.jupyter.widget-view+json"'  # myst-nb widget output
 PLOTLY_PRIORITY = 150  # before any script that could define() (see module docstring)
 DEFAULT_PRIORITY = 500  # Sphinx's default for js files and for event handlers
-ZH_TERMS = Path(__file__).with_name("zh_search_terms.txt")
 # The html-manager typesets widget labels with MathJax 2's MathJax.Hub.Queue whenever a
 # MathJax global exists; the book loads MathJax 3. Bridge that one call once MathJax 3
 # (a deferred script) has replaced its config object.
@@ -100,7 +101,7 @@ def _load_search_terms(app: Sphinx, config: Any) -> None:
     if not str(config.language).startswith("zh"):
         return
     try:
-        import jieba
+        import jieba  # noqa: F401
     except ImportError:
         logger.warning(
             "jieba is not installed: Chinese text will be missing from the search index "
@@ -109,8 +110,20 @@ def _load_search_terms(app: Sphinx, config: Any) -> None:
             subtype="search",
         )
         return
-    jieba.setLogLevel(std_logging.WARNING)  # its "Building prefix dict" chatter is noise
-    jieba.load_userdict(str(ZH_TERMS))
+    from sphinx import search
+
+    search.languages["zh"] = search_index.make_search_language(Path(app.srcdir) / search_index.GLOSSARY)
+
+
+def _index_without_picture_and_map(app: Sphinx) -> None:
+    index_page = getattr(app.builder, "index_page", None)
+    if index_page is None:
+        return
+
+    def index_page_without(pagename: str, doctree: Any, title: str) -> None:
+        index_page(pagename, search_index.without_unindexed(doctree), title)
+
+    app.builder.index_page = index_page_without
 
 
 def _add_page_assets(
@@ -207,4 +220,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", _add_page_assets, priority=DEFAULT_PRIORITY - 100)
     app.connect("html-page-context", _drop_mathjax_without_formula, priority=DEFAULT_PRIORITY + 100)
     app.connect("builder-inited", _copy_vendor_files)
+    app.connect("builder-inited", _index_without_picture_and_map)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
