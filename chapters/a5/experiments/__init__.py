@@ -23,6 +23,6 @@ EXPERIMENTS = [
                f"{__name__}.compaction_triggers", {"a5-1-triggers-smollm2-llamacpp": "."}),
     Experiment("a5-4", "a5", "A5·4 摘要请求沿用 agent 的前缀(约 2 分钟)",
                f"{__name__}.summary_call", {"a5-4-summary-call-smollm2-llamacpp": "."}),
-    Experiment("a5-3", "a5", "A5·3 摘要的摘要:规矩还在吗(实时模型写摘要;分批录,每批 --minutes 分钟)",
+    Experiment("a5-3", "a5", "A5·3 摘要的摘要:规矩还在吗(live 模型写摘要;分批录,每批 --minutes 分钟)",
                f"{__name__}.layered_summaries", {"a5-3-layers-qwen2.5-coder-0.5b-llamacpp": "."}),
 ]

@@ -160,7 +160,7 @@ def note(rec: Recording):
 
     prov = rec.provenance
     return provenance_note(
-        recording=f"data/recordings/{NAME}({rec.manifest['experiment']},助手的工具调用来自脚本;摘要由实时模型采样写出)",
+        recording=f"data/recordings/{NAME}({rec.manifest['experiment']},助手的工具调用来自脚本;摘要由 live 模型采样写出)",
         model=f"{prov['model']['name']},sha256 {prov['model']['sha256'][:12]}…",
         server=f"{prov['server']['package']} 的 llama-server,参数 {server_flags(rec)}",
         tokenizer=prov["tokenizer"]["path"],

@@ -24,7 +24,7 @@ EXPERIMENTS = [
                f"{__name__}.limits", {"a7-3-limits-smollm2-llamacpp": "."}),
     Experiment("a7-4-review", "a7", "A7·4 评审:同一会话里自己评审,还是交给全新的评审子 agent(约 2 分钟)",
                f"{__name__}.review", {"a7-4-review-smollm2-llamacpp": "."}),
-    Experiment("a7-4-review-live", "a7", "A7·4 小检查:实时模型评审一个埋好的错误(分批录,每批 --minutes 分钟)",
+    Experiment("a7-4-review-live", "a7", "A7·4 小检查:live 模型评审一个埋好的错误(分批录,每批 --minutes 分钟)",
                f"{__name__}.review_live", {"a7-4-review-live-qwen2.5-coder-0.5b-llamacpp": "."}),
 ]
 EXPERIMENTS.append(
