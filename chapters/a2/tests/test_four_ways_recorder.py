@@ -62,3 +62,20 @@ def test_the_text_way_retries_once_and_the_others_never(tmp_path):
     assert counts == {"auto": 1, "required": 1, "schema": 1, "text": 2}
     second = rec.session_calls("text-01")[1].request["messages"]
     assert second[-2] == {"role": "assistant", "content": BROKEN} and second[-1]["content"] == CORRECTION
+
+
+def test_the_counts_read_the_replies_as_the_loop_would(tmp_path):
+    from chapters.a2.four_ways import summary, valid_arguments
+
+    record(tmp_path, runs=2)
+    table = summary(tmp_path / "rec")
+    assert [table["schema"][k] for k in ("runs", "well_formed", "schema_valid", "right_tool")] == [2, 2, 2, 2]
+    for way in ("auto", "required", "text"):  # the broken text is no call, even after the retry
+        assert (table[way]["runs"], table[way]["well_formed"]) == (2, 0)
+    assert table["text"]["requests"] == 4 and table["auto"]["requests"] == 2
+    tools = [{"function": {"name": "read_file", "parameters": {
+        "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+    call = {"function": {"name": "read_file", "arguments": '{"path": 3}'}}
+    assert not valid_arguments(call, tools)
+    assert valid_arguments({"function": {"name": "read_file", "arguments": '{"path": "a"}'}}, tools)
+    assert not valid_arguments({"function": {"name": "nope", "arguments": "{}"}}, tools)
