@@ -23,6 +23,8 @@ in chunks (``--minutes``, ``--resume``) as A5·3's and A7·4's.
 """
 from __future__ import annotations
 
+import json
+
 from miniagent.call_retry import CORRECTION, tried_to_call
 from miniagent.constrained import ConstrainedModel
 from miniagent.modes import for_mode
@@ -31,7 +33,7 @@ from miniagent.session import Session
 from miniagent.text_calls import lift_text_calls
 from miniagent.tools import Toolbox
 
-from chapters.a1.experiments.live_run import TASK
+from chapters.a2.paths import LIVE_RECORDING
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.live import ChunkedLiveRecorder
 from prefixlab.recording.recorder import Recorder
@@ -43,6 +45,13 @@ WAYS = ("auto", "required", "schema", "text")
 RUNS = 30           # seeds per way the series plans; a chunked recording may hold fewer (the manifest says)
 TEMPERATURE = 0.7
 MAX_TOKENS = 128    # as A1·L's live run
+
+
+def a1_task() -> str:
+    """A1's task, as the A1 live recording's first request carries it (its last message)."""
+    with open(LIVE_RECORDING / "miniagent-prompt.jsonl", encoding="utf-8") as f:
+        request = next(e["request"] for e in map(json.loads, f) if e["type"] == "model_call")
+    return request["messages"][-1]["content"]
 
 
 def plan(runs: int) -> list[tuple[int, str]]:
@@ -71,7 +80,7 @@ class FourWaysRecorder(ChunkedLiveRecorder, Recorder):
         tools = Toolbox(workspace, memory).definitions
         session = Session.open(self.out / f"{name}.jsonl")
         design = for_mode(GROUP, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root)
-        session.append("message", message={"role": "user", "content": design.start(session, TASK)})
+        session.append("message", message={"role": "user", "content": design.start(session, a1_task())})
         params = {"max_tokens": MAX_TOKENS, "temperature": TEMPERATURE, "seed": seed}
         model = ConstrainedModel(self.model()) if way == "schema" else self.model()
         if way == "required":
