@@ -94,3 +94,32 @@ def summary(path: Path) -> dict[str, dict]:
                       "completion_tokens_per_request": round(sum(r.completion_tokens for r in mine) / requests, 1),
                       "seconds_per_request_loaded": round(sum(r.seconds for r in mine) / requests, 1)}
     return table
+
+
+def prompt_costs(path: Path) -> dict[str, int]:
+    """What each way adds to the prompt, counted offline on the live template and tokenizer: the six
+    tools' block (every way sends it), and the schema if it were written into the prompt instead of
+    being sent as a sampler constraint (``response_format`` adds nothing to the prompt)."""
+    from chapters.a2.tool_blocks import block_tokens, renderer
+    from miniagent.constrained import call_schema
+    from prefixlab.cache.tokenizer import text_token_ids
+
+    first = load(path).calls[0].request
+    system, task = first["messages"][0]["content"], first["messages"][-1]["content"]
+    schema_text = json.dumps(call_schema(first["tools"]))
+    return {"tool_block": block_tokens(system, first["tools"], task, model="live"),
+            "schema_as_text": len(text_token_ids(renderer("live").tokenizer, schema_text))}
+
+
+def main() -> int:
+    """Print the table of the shipped recording: ``python -m chapters.a2.four_ways``."""
+    from chapters.a2.paths import FOUR_WAYS_RECORDING
+
+    for way, row in summary(FOUR_WAYS_RECORDING).items():
+        print(f"{way:9} {json.dumps(row)}")
+    print(f"prompt: {json.dumps(prompt_costs(FOUR_WAYS_RECORDING))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
