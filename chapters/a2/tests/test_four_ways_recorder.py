@@ -79,3 +79,14 @@ def test_the_counts_read_the_replies_as_the_loop_would(tmp_path):
     assert not valid_arguments(call, tools)
     assert valid_arguments({"function": {"name": "read_file", "arguments": '{"path": "a"}'}}, tools)
     assert not valid_arguments({"function": {"name": "nope", "arguments": "{}"}}, tools)
+
+
+def test_the_shipped_recording_holds_whole_seeds_and_its_prompts_are_one_prompt():
+    from chapters.a2.four_ways import summary
+    from chapters.a2.paths import FOUR_WAYS_RECORDING
+
+    table = summary(FOUR_WAYS_RECORDING)
+    assert len({row["runs"] for row in table.values()}) <= 2  # a chunk may stop inside a seed, by one way at most
+    assert all(row["runs"] >= 1 for row in table.values())
+    # every way's first request is the same prompt: the schema and tool_choice add no prompt tokens
+    assert len({tokens for row in table.values() for tokens in row["prompt_tokens"]}) == 1
