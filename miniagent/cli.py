@@ -10,6 +10,8 @@ from pathlib import Path
 
 from .agents_md import over_the_cap, read_agents_md
 from .call_retry import run_with_retry
+from .constrained import ConstrainedModel
+from .loop_guard import GuardedLimits, LoopGuard
 from .children import ChildLimits, add_children
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
 from .loop import Limits, run_task
@@ -105,6 +107,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--request-timeout", type=positive_seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
                    help="how long to wait for the model server's answer to one request; a request that "
                         "times out is not sent again (default: %(default)s)")
+    # opt-in (A2): a schema-constrained reply, and a guard against loops (constrained.py, loop_guard.py)
+    p.add_argument("--constrained", action="store_true",
+                   help="ask the server to sample only a call of a tool or a final answer (a JSON schema)")
+    p.add_argument("--loop-guard", type=retry_count, default=0, metavar="N",
+                   help="answer a call repeated just after itself, stop after N calls in a row that add "
+                        "nothing new (default: %(default)s, off)")
     p.add_argument("--retries", type=retry_count, default=3,
                    help="tries after a connection error or a busy server (HTTP 429, 5xx), each one "
                         "announced (default: %(default)s)")
@@ -163,6 +171,11 @@ def main(argv=None) -> int:
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         limits = Limits(max_rounds=args.max_rounds, max_tokens=args.budget)
         toolbox = Toolbox(workspace, memory, skills)
+        if args.constrained:
+            model = ConstrainedModel(model)
+        if args.loop_guard:
+            toolbox = LoopGuard(toolbox, patience=args.loop_guard)
+            limits = GuardedLimits(max_rounds=args.max_rounds, max_tokens=args.budget, guard=toolbox)
         if args.children is not None:  # opt-in (A7): one more tool, the children talk to the same server
             toolbox = add_children(toolbox, session, lambda number, mode: model, log=print,
                                    limits=ChildLimits(limits=Limits(max_rounds=args.children))).toolbox

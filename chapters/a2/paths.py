@@ -16,5 +16,6 @@ TOOL_BLOCKS = A2_DATA / "tool-blocks.json"                # A2·1, A2·2: tool b
 RETRY_SCRIPT = A2_DATA / "retry" / "script.yml"           # A2·1: the scripted sessions of the retry recording
 TOOL_SETS_SCRIPT = A2_DATA / "tool-sets" / "script.yml"   # A2·2: the scripted sessions of the tool-set recording
 RETRY_RECORDING = RECORDINGS / "a2-1-retry-smollm2-llamacpp"
+FOUR_WAYS_RECORDING = RECORDINGS / "a2-ways-qwen2.5-coder-0.5b-llamacpp"  # A2: four ways to get a call, live model
 TOOL_SETS_RECORDING = RECORDINGS / "a2-2-tool-sets-smollm2-llamacpp"
 OUTPUTS_EDITS = A2_DATA / "outputs-edits.json"          # A2·3: big outputs and edits counted offline

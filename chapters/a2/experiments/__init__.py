@@ -4,6 +4,7 @@
                         one bounded retry and its cost. A measurement written to data/a2/ (not a
                         recording): ``python -m chapters.a2.experiments.call_shapes run`` then ``summary``
 ``retry``         A2·1  a malformed call retried once, a call with a wrong argument, a clean run   record a2-1
+``four_ways``     A2    A1's first request four ways: auto, required, a JSON schema, text + one retry  record a2-ways
 ``tool_sets``     A2·2  one task with bash only, pi's four tools, fifteen tools                     record a2-2
 """
 from prefixlab.recording.experiments import Experiment
@@ -13,4 +14,6 @@ EXPERIMENTS = [
                f"{__name__}.retry", {"a2-1-retry-smollm2-llamacpp": "."}),
     Experiment("a2-2", "a2", "A2·2 同一个任务:只有 bash、四个工具、十五个工具(约 1 分钟)",
                f"{__name__}.tool_sets", {"a2-2-tool-sets-smollm2-llamacpp": "."}),
+    Experiment("a2-ways", "a2", "A2 四种取得工具调用的方式:auto、required、JSON schema、正文解析加一次重试(分批录,每批 --minutes 分钟)",
+               f"{__name__}.four_ways", {"a2-ways-qwen2.5-coder-0.5b-llamacpp": "."}),
 ]
