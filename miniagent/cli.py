@@ -151,7 +151,6 @@ def main(argv=None) -> int:
         injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
                              skills=skills.index if skills else None, skills_at=args.skills_index)
         model = ChatModel(args.server, args.model, timeout=args.request_timeout, max_retries=args.retries,
-                          text_calls=args.text_calls,
                           max_tokens=args.max_tokens)
         compaction = [Compactor(args.compact_at, model_summariser(model))] if args.compact_at is not None else []
         steps = compaction + [injection]  # compaction first: the memory design builds on the new prefix
