@@ -25,11 +25,12 @@ reads as the call's result, and the conversation goes on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, TextIO
 
 POLICIES = ("ask", "auto", "never")
-# remember writes only the agent's own notes file, outside the repository
-READ_ONLY_TOOLS = ("list_files", "read_file", "read_skill", "remember")
+# remember writes only the agent's own notes file, outside the repository; spawn_agent changes nothing
+# itself, and its child's calls go through the same approval one by one (children.py shares it)
+READ_ONLY_TOOLS = ("list_files", "read_file", "read_skill", "remember", "spawn_agent")
 # Characters that join or redirect commands in a shell: a prefix rule never covers a command with one.
 SHELL_OPERATORS = (";", "&", "|", "`", "$(", ">", "<", "\n")
 
@@ -90,6 +91,27 @@ class Approval:
         answer = self.human(name, args) is True  # only a yes is a yes: "no", None, 1 ... do not approve
         self.asked.append((name, args, answer))
         return None if answer else f"error: the user did not approve this {name} call; it did not run"
+
+
+def describe(name: str, args: dict) -> str:
+    """One line saying what a call would do, for the question put to the human."""
+    if name == "run_command":
+        return f"run the command {args.get('command')!r}"
+    if name == "write_file":
+        return f"write {len(str(args.get('content', '')))} characters to {args.get('path')!r}"
+    if name == "edit_file":
+        return f"edit {args.get('path')!r}: replace {str(args.get('old', ''))[:60]!r} with {str(args.get('new', ''))[:60]!r}"
+    return f"call {name} with {args!r}"
+
+
+def terminal_human(answers: TextIO, out: TextIO) -> Callable[[str, dict], bool]:
+    """A human at a terminal: the question on ``out``, the answer one line from ``answers``.
+
+    Only ``y`` or ``yes`` is a yes; anything else, an empty line or the end of input is a no."""
+    def human(name: str, args: dict) -> bool:
+        print(f"miniagent wants to {describe(name, args)}. Allow it? [y/N] ", end="", file=out, flush=True)
+        return answers.readline().strip().lower() in ("y", "yes")
+    return human
 
 
 def scripted_human(answers: list[bool]) -> Callable[[str, dict], bool]:
