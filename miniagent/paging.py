@@ -71,7 +71,8 @@ class Pager:
         return paged(file.read_text(encoding="utf-8", errors="replace"), path, start)
 
     def run_command(self, command: str) -> str:
-        full = Workspace(self.workspace.root, self.workspace.command_timeout)
+        # The same workspace, sandbox included, with a buffer that keeps the whole output.
+        full = Workspace(self.workspace.root, self.workspace.command_timeout, self.workspace.command_wrapper)
         full.output_limit = 2 * KEEP_BYTES  # whatever the buffer kept, uncut
         output = full.run_command(command)
         body, following = page(output)
