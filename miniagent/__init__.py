@@ -12,6 +12,8 @@ A1 the loop
                      prompt -> FixedPrompt, sync_system_prompt
   model.py           any OpenAI-compatible server, keeping the exact request and the raw
                      response -> ChatModel
+  reply.py           the server's JSON checked once where it enters (shape, text, usage,
+                     finish_reason) -> read_reply, reported_tokens, cut_off
   text_calls.py      opt-in (ChatModel(text_calls=True), --text-calls): tool calls a small
                      model writes as text in its answer become tool_calls (A2·1's
                      subject) -> lift_text_calls

@@ -17,6 +17,7 @@ from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
 from .model import ChatModel, ModelError
 from .modes import MODES, for_mode
 from .prompt import BASE_PROMPT
+from .reply import cut_off
 from .session import Session, SessionFileError, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
@@ -124,6 +125,15 @@ def read_task(task: str) -> str:
         raise TaskFileError(f"cannot read the task file {path}: it is not UTF-8 text ({err.reason})") from err
 
 
+def cut_off_answer(session: Session, max_tokens: int) -> str | None:
+    """Why the final answer is not one (the server cut it at the completion limit), or None."""
+    last = next((e for e in reversed(session.path_to()) if e["type"] == "model_call"), None)
+    if last is None or not cut_off(last.get("response")):
+        return None
+    return (f"the final answer was cut off at max_tokens, the completion limit of {max_tokens} tokens "
+            "(finish_reason \"length\"), so it is incomplete; allow more with --max-tokens")
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
@@ -170,6 +180,10 @@ def main(argv=None) -> int:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1
     print("\n" + (answer or "(no final answer)"))
+    if answer and (reason := cut_off_answer(session, args.max_tokens)):
+        session.append("stopped", reason=reason, rounds=None, tokens=None)
+        print(f"miniagent: error: {reason}; the session is in {session_path}", file=sys.stderr)
+        return 1
     # run_task gives "" both for an empty answer and for running out of rounds; a limit that
     # stopped the run leaves a "stopped" entry saying why (loop.py).
     stopped = session.by_id[session.leaf]

@@ -23,12 +23,19 @@ from typing import Callable
 import httpx2 as httpx  # the HTTP library the openai SDK (3.x) is built on
 import openai
 
+from .reply import ReplyError, read_reply
 from .session import tool_call_problem
 from .text_calls import lift_text_calls
 
 
 class ModelError(RuntimeError):
-    """The server could not be reached or refused the request."""
+    """The server could not be reached, refused the request, or answered with nothing usable.
+    ``answered``: when the server did answer, the call's ``request`` and ``response`` (None if it was
+    not JSON) and the body's ``text``, so the caller can keep the call in the session file."""
+
+    def __init__(self, message: str, answered: dict | None = None):
+        super().__init__(message)
+        self.answered = answered
 
 
 @dataclass
@@ -121,18 +128,15 @@ class ChatModel:
             delay = min(0.5 * 2 ** attempt, 8.0)
             self._say(f"  {retry}; retry {attempt + 1} of {self.max_retries} in {delay:g} s")
             time.sleep(delay)
-        text = raw.http_response.text
-        try:
-            response = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ModelError(f"the server at {self.base_url} answered something that is not JSON "
-                             f"({err.msg} at character {err.pos}): {text[:300]}") from None
-        try:
-            raw_message = response["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError) as err:
-            raise ModelError(f"the server's response has no choices[0].message: {str(response)[:300]}") from err
         request = json.loads(self._sent[-1]) if self._sent else body
-        message = assistant_message(raw_message)
+        try:  # reply.py checks the server's answer once; from here on it is trusted
+            response, raw_message = read_reply(raw.http_response.text)
+            message = assistant_message(raw_message)
+        except (ReplyError, ModelError) as err:
+            text = raw.http_response.text
+            kept = getattr(err, "response", None) if isinstance(err, ReplyError) else json.loads(text)
+            problem = f"the server at {self.base_url} answered {err}" if isinstance(err, ReplyError) else str(err)
+            raise ModelError(problem, answered={"request": request, "response": kept, "text": text}) from None
         self.replies += 1
         if self.text_calls and tools:
             message = lift_text_calls(message, tools, f"text_call_{self.replies}")
