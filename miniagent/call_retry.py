@@ -53,6 +53,6 @@ def run_with_retry(task: str, correction: str = CORRECTION, *, max_retries: int 
             if reason := loop["limits"].over_budget(spent):
                 stop(session, reason, 0, spent, loop.get("log", lambda line: None))
                 return "", retries - 1
-            loop["limits"] = replace(loop["limits"], tokens_before=spent)
+            loop["limits"] = replace(loop["limits"], tokens_before=spent or 0)  # no budget: nothing to count
         answer = run_task(correction, **loop)
     return answer, retries
