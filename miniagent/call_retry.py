@@ -49,8 +49,8 @@ def run_with_retry(task: str, correction: str = CORRECTION, *, max_retries: int 
     while retries < max_retries and tried_to_call(answer):
         retries += 1
         if loop.get("limits") is not None:  # the budget goes on where the last run left it
-            spent = tokens_spent(session.entries[first:])
-            if reason := loop["limits"].over_budget(spent):
+            spent = tokens_spent(session.entries[first:])  # the whole task so far
+            if reason := replace(loop["limits"], tokens_before=0).over_budget(spent):
                 stop(session, reason, 0, spent, loop.get("log", lambda line: None))
                 return "", retries - 1
             loop["limits"] = replace(loop["limits"], tokens_before=spent or 0)  # no budget: nothing to count
