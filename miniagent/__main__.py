@@ -10,7 +10,7 @@ from .session_cli import main as session_main
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    return session_main(argv[1:]) if argv[:1] == ["session"] else run_agent(argv)
+    return session_main(argv[1:], run_agent=run_agent) if argv[:1] == ["session"] else run_agent(argv)
 
 
 if __name__ == "__main__":

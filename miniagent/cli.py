@@ -21,6 +21,7 @@ from .reply import cut_off
 from .sandbox import SANDBOXES, Bwrap
 from .session import Session, SessionFileError, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
+from .text_calls import TextCalls
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
 
 HOME = Path.home() / ".miniagent"
@@ -166,8 +167,9 @@ def main(argv=None) -> int:
         injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
                              skills=skills.index if skills else None, skills_at=args.skills_index)
         model = ChatModel(args.server, args.model, timeout=args.request_timeout, max_retries=args.retries,
-                          text_calls=args.text_calls,
                           max_tokens=args.max_tokens)
+        if args.text_calls:  # opt-in (A1·L, A2·1): one wrapper for every call, so the call ids count all answers
+            model = TextCalls(model)
         compaction = [Compactor(args.compact_at, model_summariser(model))] if args.compact_at is not None else []
         steps = compaction + [injection]  # compaction first: the memory design builds on the new prefix
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")

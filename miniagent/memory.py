@@ -13,6 +13,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from .tools import ToolError, tool
+
 # Hermes Agent's default budget for its MEMORY.md, in characters:
 # NousResearch/hermes-agent@88d1d6206f399c134d1f4c0b7db27733aaa3c50c:hermes_cli/config.py:2045-2068
 MEMORY_CHAR_LIMIT = 2200
@@ -21,11 +23,11 @@ MEMORY_CHAR_LIMIT = 2200
 ENTRY_DELIMITER = "\n§\n"
 
 
-class NoteRefused(ValueError):
+class NoteRefused(ToolError, ValueError):
     """A note was not saved; the message says why. The file is unchanged."""
 
 
-class MemoryFileError(ValueError):
+class MemoryFileError(ToolError, ValueError):
     """MEMORY.md cannot be read; the message names the file. Nothing is written to it."""
 
 
@@ -39,6 +41,12 @@ class MemoryStore:
     def __init__(self, path: Path | str, char_limit: int = MEMORY_CHAR_LIMIT):
         self.path = Path(path)
         self.char_limit = char_limit
+
+    @tool("Save a note for later sessions (kept outside the repository).",
+          note="One short fact later sessions will need")
+    def remember(self, note: str) -> str:
+        """The remember tool (Toolbox offers it when it is given a memory)."""
+        return self.add(note)
 
     def entries(self) -> list[str]:
         if not self.path.exists():

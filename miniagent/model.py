@@ -25,7 +25,6 @@ import openai
 
 from .reply import ReplyError, read_reply
 from .session import tool_call_problem
-from .text_calls import lift_text_calls
 
 
 class ModelError(RuntimeError):
@@ -76,13 +75,12 @@ def assistant_message(raw_message: dict) -> dict:
 class ChatModel:
     """``timeout``: seconds to wait for one answer; ``max_retries``: further tries after a connection
     error or a busy server (HTTP 408, 409, 429, 5xx); ``progress``: where waiting and retries are
-    announced (None: nowhere); ``text_calls``: also take tool calls the model wrote as text in its
-    answer (text_calls.py; off by default, for small models whose calls the server does not parse)."""
+    announced (None: nowhere)."""
 
     def __init__(self, base_url: str, model: str = "local", api_key: str = "not-needed",
                  timeout: float = 120.0, max_retries: int = 3,
                  progress: Callable[[str], None] | None = stderr_line, progress_every: float = 15.0,
-                 text_calls: bool = False, **params):
+                 **params):
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
                 or timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
@@ -91,7 +89,6 @@ class ChatModel:
         self.base_url, self.model, self.params = base_url, model, params
         self.timeout, self.max_retries = timeout, max_retries
         self.progress, self.progress_every = progress, progress_every
-        self.text_calls, self.replies = text_calls, 0
         self._sent: list[bytes] = []
         # The hook sees the request after the SDK has serialised it: exactly what was sent.
         http = httpx.Client(event_hooks={"request": [lambda r: self._sent.append(r.read())]})
@@ -137,9 +134,6 @@ class ChatModel:
             kept = getattr(err, "response", None) if isinstance(err, ReplyError) else json.loads(text)
             problem = f"the server at {self.base_url} answered {err}" if isinstance(err, ReplyError) else str(err)
             raise ModelError(problem, answered={"request": request, "response": kept, "text": text}) from None
-        self.replies += 1
-        if self.text_calls and tools:
-            message = lift_text_calls(message, tools, f"text_call_{self.replies}")
         return ModelReply(message, request, response)
 
     def _say(self, line: str) -> None:

@@ -136,8 +136,8 @@ def fork_point_problem(session: Session, entry_id: str) -> str | None:
     return None
 
 
-def continue_from(path: Path, entry_id: str, agent_args: list[str], must_be_leaf: bool) -> int:
-    """Run ``python -m miniagent`` with the session continuing below ``entry_id``."""
+def continue_from(path: Path, entry_id: str, agent_args: list[str], must_be_leaf: bool, run_agent) -> int:
+    """Run the agent's command line, ``run_agent`` (cli.main), with the session continuing below ``entry_id``."""
     session = open_existing(path)
     entry(session, entry_id)
     if problem := shipped_data_problem(path, entry_id):
@@ -152,8 +152,6 @@ def continue_from(path: Path, entry_id: str, agent_args: list[str], must_be_leaf
     taken = [a for a in agent_args if a.split("=", 1)[0] in ("--session", "--fork")]
     if taken:
         raise SessionCommandError(f"{taken[0].split('=', 1)[0]} is set by this command; leave it out")
-    from .cli import main as run_agent  # the agent's own command line does the rest
-
     return run_agent([*agent_args, "--session", str(path), "--fork", entry_id])
 
 
@@ -199,15 +197,19 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return args, rest
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, run_agent=None) -> int:
+    """``run_agent``: the agent's command line that resume and fork hand the task to (__main__.py passes
+    cli.main; this module does not import it, so the session commands stay an A6 module)."""
     args, rest = parse_args(sys.argv[1:] if argv is None else list(argv))
+    if args.command in ("resume", "fork") and run_agent is None:
+        raise ValueError("resume and fork need the agent's command line: main(argv, run_agent=cli.main)")
     try:
         if args.command == "tree":
             print(render_tree(open_existing(args.file)))
         elif args.command == "resume":
-            return continue_from(args.file, args.leaf, rest, must_be_leaf=True)
+            return continue_from(args.file, args.leaf, rest, must_be_leaf=True, run_agent=run_agent)
         elif args.command == "fork":
-            return continue_from(args.file, args.entry, rest, must_be_leaf=False)
+            return continue_from(args.file, args.entry, rest, must_be_leaf=False, run_agent=run_agent)
         else:
             n = clone(args.file, args.leaf, args.out)
             print(f"cloned {n} entries (the path from the root to {args.leaf}) from {args.file} into {args.out}")

@@ -9,7 +9,8 @@ A small model often means to call a tool but writes the call into its answer, fo
 The server's parser only picks up the exact format of the model's chat template (for Qwen2.5:
 the JSON inside ``<tool_call>...</tool_call>``), so such an answer arrives as plain text and the
 loop would take it for the final answer. ``lift_text_calls`` finds these calls and turns them
-into ordinary ``tool_calls``; the loop does not change.
+into ordinary ``tool_calls``; ``TextCalls`` wraps a client (model.py's ChatModel) so that every
+answer goes through it (``--text-calls``). Neither the loop nor the client changes.
 
 What counts as a call: a JSON object with a ``name`` that is one of the offered tools and an
 ``arguments`` object (or a string holding one). Anything else stays text, so a JSON example in
@@ -83,3 +84,21 @@ def lift_text_calls(message: dict, tools: list[dict], id_prefix: str) -> dict:
             "tool_calls": [{"id": f"{id_prefix}_{i}", "type": "function",
                             "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
                            for i, (name, arguments) in enumerate(calls, 1)]}
+
+
+class TextCalls:
+    """A client whose answers also carry the tool calls the model wrote as text: wraps ``model``
+    (anything with ``complete``, e.g. ChatModel) and lifts the calls out of every answer."""
+
+    def __init__(self, model):
+        self.model, self.replies = model, 0
+
+    def complete(self, messages: list[dict], tools: list[dict] | None = None, **params):
+        reply = self.model.complete(messages, tools, **params)
+        self.replies += 1  # the ids name the answer: text_call_<answer>_<call>
+        if tools:
+            reply.message = lift_text_calls(reply.message, tools, f"text_call_{self.replies}")
+        return reply
+
+    def __getattr__(self, name):  # everything else is the wrapped client's (base_url, timeout, ...)
+        return getattr(self.model, name)

@@ -19,9 +19,15 @@ repository.
 Each tool's definition (what the model is told) sits on its handler, in the
 ``@tool`` line above it. ``Toolbox.call`` checks the model's arguments against
 that definition's JSON schema before the handler runs.
+
+Later chapters bring tools of their own, each on the object it works on and
+written with the same ``@tool``: the memory (A6·2, ``MemoryStore.remember``),
+the skills (A6·3, ``SkillSet.read_skill``); children add theirs from outside
+(A7, children.py). None of them is imported here.
 """
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
@@ -32,8 +38,6 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-
-from .memory import MemoryFileError, MemoryStore, NoteRefused
 
 OUTPUT_LIMIT = 8000  # characters of tool output the model gets back
 COMMAND_TIMEOUT = 30.0  # seconds
@@ -339,23 +343,24 @@ def kill_marked(run_id: str) -> None:
 
 
 class Toolbox:
-    """Dispatches the model's tool calls; every failure becomes a message, not a crash."""
+    """Dispatches the model's tool calls; every failure becomes a message, not a crash.
 
-    def __init__(self, workspace: Workspace, memory: MemoryStore, skills=None, approval=None):
-        self.workspace, self.memory = workspace, memory
-        self.approval = approval  # an approval.Approval (A3·2); None: every call runs
+    ``memory`` (A6·2) and ``skills`` (A6·3) each bring one tool, after the workspace's five;
+    ``approval`` (A3·2) is asked before a call runs (None: every call runs); ``names``: offer
+    only these tools (A1's agent offers four)."""
+
+    def __init__(self, workspace: Workspace, memory=None, skills=None, approval=None,
+                 names: tuple[str, ...] | None = None):
+        self.workspace, self.memory, self.approval = workspace, memory, approval
         w = workspace
         # In the order the model sees them: recorded requests depend on this order.
-        self.handlers = {h.__name__: h for h in (w.list_files, w.read_file, w.write_file, w.edit_file,
-                                                  w.run_command, self.remember)}
-        if skills is not None:  # a skills.SkillSet: its read_skill tool comes last
-            self.handlers["read_skill"] = skills.read_skill
+        handlers = [w.list_files, w.read_file, w.write_file, w.edit_file, w.run_command]
+        if memory is not None:
+            handlers.append(memory.remember)
+        if skills is not None:
+            handlers.append(skills.read_skill)
+        self.handlers = {h.__name__: h for h in handlers if names is None or h.__name__ in names}
         self.definitions = [h.definition for h in self.handlers.values()]
-
-    @tool("Save a note for later sessions (kept outside the repository).",
-          note="One short fact later sessions will need")
-    def remember(self, note: str) -> str:
-        return self.memory.add(note)
 
     def call(self, name: str, arguments: str | dict) -> str:
         handler = self.handlers.get(name)
@@ -366,7 +371,7 @@ class Toolbox:
         except json.JSONDecodeError as err:
             return f"error: arguments are not valid JSON ({err})"
         # Check before the handler runs: a handler may assume its arguments have the declared types.
-        problem = schema_problem(args, handler.definition["function"]["parameters"])
+        problem = schema_problem(args, handler.definition["function"]["parameters"]) or unexpected(handler, args)
         if problem:
             return f"error: bad arguments for {name}: {problem}"
         if self.approval is not None:
@@ -375,9 +380,15 @@ class Toolbox:
                 return refusal
         try:
             return handler(**args)
-        except TypeError as err:  # an extra argument the schema allows but the handler does not take
-            return f"error: bad arguments for {name}: {err}"
         except OSError as err:  # its text may name this machine's absolute path: show it relative
             return f"error: {self.workspace.hide_root(err)}"
-        except (ToolError, NoteRefused, MemoryFileError) as err:
+        except ToolError as err:
             return f"error: {err}"
+
+
+def unexpected(handler, args: dict) -> str | None:
+    """An argument the schema allows (it does not forbid extra ones) but the handler does not take."""
+    taken = inspect.signature(handler).parameters
+    extra = next((key for key in args if key not in taken), None)
+    # Worded as Python words it (the recordings keep this text).
+    return None if extra is None else f"{handler.__qualname__}() got an unexpected keyword argument {extra!r}"

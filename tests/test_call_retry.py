@@ -10,6 +10,7 @@ from miniagent.loop import run_task
 from miniagent.model import ChatModel
 from miniagent.session import Session
 from miniagent.system_message import FixedPrompt
+from miniagent.text_calls import TextCalls
 from miniagent.tools import Toolbox, Workspace
 
 from fake_server import FakeChatServer, completion
@@ -84,7 +85,7 @@ def test_bad_settings_are_refused_before_anything_is_sent_or_written(tmp_path, s
 
 
 def test_with_text_calls_a_readable_call_is_lifted_and_only_a_broken_one_is_retried(tmp_path):
-    """ChatModel(text_calls=True) takes a call written as whole JSON; the retry is for what it cannot take."""
+    """TextCalls(ChatModel(...)) takes a call written as whole JSON; the retry is for what it cannot take."""
     repo = tmp_path / "repo"
     repo.mkdir()
     readable = '```json\n{"name": "list_files", "arguments": {"path": "."}}\n```'
@@ -92,7 +93,7 @@ def test_with_text_calls_a_readable_call_is_lifted_and_only_a_broken_one_is_retr
                (200, completion({"role": "assistant", "content": readable})),
                (200, completion({"role": "assistant", "content": "done"}))]
     with FakeChatServer(replies) as srv:
-        model = ChatModel(srv.url, text_calls=True, progress=None)
+        model = TextCalls(ChatModel(srv.url, progress=None))
         result, retries = run_with_retry("look around", model=model, toolbox=Toolbox(Workspace(repo), memory=None),
                                          session=Session.open(tmp_path / "s.jsonl"))
     assert (result, retries) == ("done", 1)

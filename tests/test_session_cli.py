@@ -94,7 +94,8 @@ def _run(tmp_path, argv):
     repo = tmp_path / "repo"
     repo.mkdir(exist_ok=True)
     with FakeChatServer([(200, completion({"role": "assistant", "content": "done"}))]) as srv:
-        code = main([*argv, "-w", str(repo), "--server", srv.url, "--memory", str(tmp_path / "m" / "MEMORY.md")])
+        code = agent_main(["session", *argv, "-w", str(repo), "--server", srv.url,
+                           "--memory", str(tmp_path / "m" / "MEMORY.md")])
     return code, [json.loads(body) for body in srv.received]
 
 

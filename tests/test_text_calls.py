@@ -1,7 +1,7 @@
 """miniagent.text_calls: calls a model wrote as text become tool_calls; anything else stays text."""
 import json
 
-from miniagent.text_calls import find_text_calls, lift_text_calls
+from miniagent.text_calls import TextCalls, find_text_calls, lift_text_calls
 
 NAMES = {"read_file", "list_files", "run_command"}
 TOOLS = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in sorted(NAMES)]
@@ -63,7 +63,7 @@ def test_chat_model_lifts_only_when_asked(monkeypatch):
         return (200, completion({"role": "assistant", "content": content}))
     with FakeChatServer(answer) as server:
         plain = ChatModel(server.url, progress=None).complete([{"role": "user", "content": "hi"}], TOOLS)
-        lenient = ChatModel(server.url, progress=None, text_calls=True).complete(
+        lenient = TextCalls(ChatModel(server.url, progress=None)).complete(
             [{"role": "user", "content": "hi"}], TOOLS)
     assert "tool_calls" not in plain.message and plain.message["content"] == content
     assert lenient.message["tool_calls"][0]["function"]["name"] == "list_files"

@@ -121,7 +121,7 @@ def test_each_definition_sits_on_its_handler(ws, tmp_path):
     box = Toolbox(ws, MemoryStore(tmp_path / "MEMORY.md"))
     for d in box.definitions:
         name = d["function"]["name"]
-        handler = box.remember if name == "remember" else getattr(ws, name)
+        handler = box.memory.remember if name == "remember" else getattr(ws, name)
         assert handler.definition is d
         params = d["function"]["parameters"]
         assert list(params["properties"]) == params["required"] == list(inspect.signature(handler).parameters)

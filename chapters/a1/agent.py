@@ -15,10 +15,7 @@ FOUR = ("list_files", "read_file", "edit_file", "run_command")
 def four_tools(workspace: Workspace) -> Toolbox:
     """miniagent's Toolbox on ``workspace``, offering only ``FOUR``: a call is checked and dispatched
     exactly as miniagent does it (unknown names, bad JSON and bad arguments become messages)."""
-    toolbox = Toolbox(workspace, memory=None)  # no remember tool is offered, so no memory is needed
-    toolbox.handlers = {name: toolbox.handlers[name] for name in FOUR}
-    toolbox.definitions = [handler.definition for handler in toolbox.handlers.values()]
-    return toolbox
+    return Toolbox(workspace, names=FOUR)
 
 
 class NoTools:
