@@ -19,6 +19,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
+from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP library the openai SDK (3.x) is built on
 import openai
@@ -72,6 +73,20 @@ def assistant_message(raw_message: dict) -> dict:
     return message
 
 
+def url_problem(base_url) -> str | None:
+    """Why ``base_url`` is no server address (say it before trying: a connection error would ask
+    whether a server that is running is running), or None."""
+    try:
+        parts = urlsplit(base_url)
+        fine = parts.scheme in ("http", "https") and parts.hostname and (parts.port or True)
+    except (TypeError, ValueError, AttributeError):  # not text, a bad [IPv6] or port
+        fine = False
+    if not fine:
+        return (f"the server URL {base_url!r} is not an http:// or https:// address with a host, "
+                "e.g. http://127.0.0.1:8080/v1")
+    return None
+
+
 class ChatModel:
     """``timeout``: seconds to wait for one answer; ``max_retries``: further tries after a connection
     error or a busy server (HTTP 408, 409, 429, 5xx); ``progress``: where waiting and retries are
@@ -84,6 +99,8 @@ class ChatModel:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
                 or timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if problem := url_problem(base_url):
+            raise ValueError(problem)
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"max_retries must be a whole number, 0 or more, not {max_retries!r}")
         self.base_url, self.model, self.params = base_url, model, params
