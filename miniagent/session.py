@@ -210,7 +210,9 @@ class Session:
                 try:
                     entry = json.loads(line)
                 except ValueError as err:
-                    if number == len(lines):  # a write that was cut off: keep what is complete
+                    # A write that was cut off (it starts as every entry does): keep what is complete.
+                    # Anything else on the last line is damage, not a torn write, and is said.
+                    if number == len(lines) and line.lstrip().startswith(b"{"):
                         dropped = Dropped(number, offset, line)
                         continue
                     raise SessionFileError(f"{path}:{number}: not a valid session entry ({err})") from None
