@@ -7,14 +7,17 @@
 ``a3``   A3 工作区:让它动手,又不让它闯祸 (paths and commands that try to escape the workspace,
          measured on the reader's machine; approval policies)
 ``a4``   A4 提示词的形状与前缀缓存 (the prefix cache from scratch: one token changed at position p)
-``a5``   A5 上下文的极限 (what llama-server does when the prompt outgrows its context, masking
-         old tool outputs; experiments only, the pages come later)
+``a5``   A5 上下文的极限 (when to compact; masking old tool outputs; layered summaries; the summary
+         call itself)
 ``a6``   A6 记忆与会话:明天它还记得吗? (instruction files, memory timing, skills, the session tree,
          memory vs retrieval)
-``a7``   A7 子 agent:把活分出去 (an explorer child with a fresh context, a fresh or a forked child
-         and what it does to the parent's cache)
+``a7``   A7 子 agent:把活分出去 (when to delegate; a fresh or a forked child and what it does to the
+         parent's cache; the brief and the limits; a reviewer child, children in parallel)
 ``a8``   A8 整单账单 (usage in two conventions normalized; the ledger of the session tree, children
-         included, against a tally of the context now; the bill itself is ``python -m prefixlab bill``)
+         included, against a tally of the context now; one whole task's bill; the bill itself is
+         ``python -m prefixlab bill``)
+
+Which pages each chapter has is ``_toc.yml``'s to say (the only list of them).
 
 A chapter package holds what only its lessons use: their figures, exercise checkers, lab apps and
 tests. It imports ``prefixlab`` (the instruments) and ``miniagent`` (the agent), never another

@@ -9,13 +9,17 @@ import time
 from pathlib import Path
 
 from .agents_md import over_the_cap, read_agents_md
+from .approval import POLICIES, Approval, describe, terminal_human
 from .call_retry import run_with_retry
 from .children import ChildLimits, add_children
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
+from .edit_guard import with_edit_guard
 from .loop import Limits, run_task
+from .masking import ToolResultMasking
 from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
 from .model import ChatModel, ModelError, url_problem
 from .modes import MODES, for_mode
+from .paging import with_paging
 from .prompt import BASE_PROMPT
 from .reply import cut_off
 from .sandbox import SANDBOXES, Bwrap
@@ -108,6 +112,24 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="token budget of the whole task: stop before the next call once the calls so far used "
                         "TOKENS (prompt + completion, as the server reports them) (default: no budget)")
     p.add_argument("--timeout", type=positive_seconds, default=COMMAND_TIMEOUT, help="run_command timeout in seconds")
+    p.add_argument("--approval", choices=POLICIES, default="ask",
+                   help="a call that changes something (write_file, edit_file, run_command): ask = ask at the "
+                        "terminal unless an --allow rule covers it (with no terminal to ask on, the answer is no), "
+                        "auto = run it, never = refuse it; reading always runs (A3·2, approval.py) "
+                        "(default: %(default)s)")
+    p.add_argument("--allow", action="append", default=[], metavar="RULE",
+                   help="under --approval ask, run without asking: a tool name (edit_file) or a tool and a "
+                        "command prefix ('run_command: python -m pytest'); a command with a shell operator is "
+                        "never covered by a prefix (repeat the option for more rules)")
+    p.add_argument("--paging", action="store_true",
+                   help="read_file and run_command return a page at a time; a long command output is saved in "
+                        "the workspace's .outputs/ to page through (A2·3, paging.py) (default: off)")
+    p.add_argument("--edit-guard", action="store_true",
+                   help="edit_file and write_file refuse a file the model has not read as it is now (A2·3, "
+                        "edit_guard.py) (default: off)")
+    p.add_argument("--mask", type=child_rounds, metavar="ROUNDS",
+                   help="before each call, cut the tool results older than the last ROUNDS rounds to their first "
+                        "line; the session file keeps them whole (A5·2, masking.py) (default: off)")
     p.add_argument("--sandbox", choices=SANDBOXES,
                    help="run every command inside a sandbox: bwrap = bubblewrap (Linux; workspace writable, rest "
                         "read-only, no network, fresh /proc, cleared environment; sandbox.py) (default: none)")
@@ -150,8 +172,29 @@ def cut_off_answer(session: Session, max_tokens: int) -> str | None:
             "(finish_reason \"length\"), so it is incomplete; allow more with --max-tokens")
 
 
+def nobody_to_ask(name: str, args: dict) -> bool:
+    """--approval ask with no terminal on stdin: nobody can say yes, so the answer is no (and said)."""
+    print(f"miniagent: approval: refused to {describe(name, args)}: stdin is not a terminal to ask on "
+          "(--approval auto runs every call, --allow RULE the calls it covers)", file=sys.stderr)
+    return False
+
+
+def approval_for(args: argparse.Namespace) -> Approval:
+    """The --approval policy; under ``ask`` the person at the terminal, or a no when there is none."""
+    human = None
+    if args.approval == "ask":
+        terminal = sys.stdin is not None and sys.stdin.isatty()
+        human = terminal_human(sys.stdin, sys.stderr) if terminal else nobody_to_ask
+    return Approval(args.approval, tuple(args.allow), human)
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    try:
+        approval = approval_for(args)
+    except ValueError as err:  # an --allow rule that names nothing (approval.rule_problem)
+        print(f"miniagent: error: --allow: {err}", file=sys.stderr)
+        return 2
     try:
         task = read_task(args.task)
         wrapper = Bwrap() if args.sandbox == "bwrap" else None  # no bwrap here: an error, never a silent fallback
@@ -182,10 +225,15 @@ def main(argv=None) -> int:
         if args.text_calls:  # opt-in (A1·L, A2·1): one wrapper for every call, so the call ids count all answers
             model = TextCalls(model)
         compaction = [Compactor(args.compact_at, model_summariser(model))] if args.compact_at is not None else []
-        steps = compaction + [injection]  # compaction first: the memory design builds on the new prefix
+        masking = [ToolResultMasking(args.mask)] if args.mask is not None else []
+        steps = compaction + masking + [injection]  # the memory design builds on the prefix the others leave
         print(f"miniagent: workspace {workspace.root}\n  memory {memory.path} ({args.mode})\n  session {session_path}")
         limits = Limits(max_rounds=args.max_rounds, max_tokens=args.budget)
-        toolbox = Toolbox(workspace, memory, skills)
+        toolbox = Toolbox(workspace, memory, skills, approval=approval)
+        if args.paging:  # opt-in (A2·3); before the guard, which wraps whatever read_file is there
+            toolbox = with_paging(toolbox)
+        if args.edit_guard:
+            toolbox = with_edit_guard(toolbox)
         if args.children is not None:  # opt-in (A7): one more tool, the children talk to the same server
             toolbox = add_children(toolbox, session, lambda number, mode: model, log=print,
                                    limits=ChildLimits(limits=Limits(max_rounds=args.children))).toolbox

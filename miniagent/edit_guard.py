@@ -16,6 +16,7 @@ A refused call changes nothing on disk. The definitions the model is told do not
 from __future__ import annotations
 
 import hashlib
+import inspect
 
 from .tools import Toolbox, ToolError, Workspace
 
@@ -77,21 +78,20 @@ def with_edit_guard(toolbox: Toolbox) -> Toolbox:
     Call it after ``paging.with_paging`` if both are wanted: the guard wraps whatever read_file is there.
     """
     guard = EditGuard(toolbox.workspace, toolbox.handlers["read_file"])
-    definitions = {name: toolbox.handlers[name].definition for name in ("read_file", "edit_file", "write_file")}
+    originals = {name: toolbox.handlers[name] for name in ("read_file", "edit_file", "write_file")}
 
     def guarded(name):
         method = getattr(guard, name)
 
         def handler(**args):
             return method(**args)
-        handler.definition = definitions[name]  # the model is told what it was always told
-        handler.__name__ = name
-        # What takes the arguments in the end, for Toolbox.call's check: the guard's own edit and
-        # write, and for a read the read_file it wraps.
-        handler.__wrapped__ = toolbox.handlers[name] if name == "read_file" else method
+        handler.definition = originals[name].definition  # the model is told what it was always told
+        handler.__name__, handler.__qualname__ = name, originals[name].__qualname__
+        # Toolbox.call checks the arguments against this: the parameters of the tool it guards.
+        handler.__signature__ = inspect.signature(originals[name])
         return handler
 
-    toolbox.handlers = {name: guarded(name) if name in definitions else handler
+    toolbox.handlers = {name: guarded(name) if name in originals else handler
                         for name, handler in toolbox.handlers.items()}
     toolbox.definitions = [handler.definition for handler in toolbox.handlers.values()]
     toolbox.edit_guard = guard

@@ -68,6 +68,7 @@ class Pager:
         return paged(self.workspace.read_text(path), path, start)
 
     def run_command(self, command: str) -> str:
+        # The same workspace, sandbox included, with a buffer that keeps the whole output.
         full = Workspace(self.workspace.root, self.workspace.command_timeout, self.workspace.command_wrapper)
         full.output_limit = 2 * KEEP_BYTES  # whatever the buffer kept, uncut
         output = full.run_command(command)

@@ -394,8 +394,7 @@ class Toolbox:
 
 def unexpected(handler, args: dict) -> str | None:
     """An argument the schema allows (it does not forbid extra ones) but the handler does not take."""
-    target = inspect.unwrap(handler)  # a wrapper (edit_guard.py) names what takes the arguments in the end
-    taken = inspect.signature(target).parameters
+    taken = inspect.signature(handler).parameters  # a wrapper (edit_guard.py) sets __signature__
     extra = next((key for key in args if key not in taken), None)
     # Worded as Python words it (the recordings keep this text).
-    return None if extra is None else f"{target.__qualname__}() got an unexpected keyword argument {extra!r}"
+    return None if extra is None else f"{handler.__qualname__}() got an unexpected keyword argument {extra!r}"

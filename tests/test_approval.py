@@ -69,3 +69,35 @@ def test_bad_policies_are_refused_with_their_name():
 def test_a_human_with_no_answers_left_says_no(box):
     approval = Approval("ask", human=scripted_human([]))
     assert "did not approve" in box(approval).call("write_file", {"path": "b.txt", "content": "x"})
+
+
+# Issue 48: approval fails closed; a decision is True or it is a no.
+@pytest.mark.parametrize("answer", ["no", "yes", "", 1, None, [False]])
+def test_only_the_answer_true_approves(box, answer):
+    approval = Approval("ask", human=lambda name, args: answer)
+    assert "did not approve" in box(approval).call("write_file", {"path": "b.txt", "content": "x"})
+    assert approval.asked[0][2] is False
+
+
+@pytest.mark.parametrize("rule", ["run_command:", "run_command:   ", "edit_file:"])
+def test_an_empty_prefix_rule_covers_nothing(rule):
+    for command in ("ls", "rm -rf .", "python -m unittest; rm -rf ."):
+        assert not rule_allows(rule, "run_command", {"command": command})
+    assert not rule_allows(rule, "edit_file", {"path": "x", "old": "a", "new": "b"})
+
+
+@pytest.mark.parametrize("rule", ["run_command:", ":ls", "", 5])
+def test_an_allow_list_with_a_rule_that_names_nothing_is_refused(rule):
+    with pytest.raises(ValueError, match="allow-list rule"):
+        Approval("ask", allow=(rule,), human=scripted_human([]))
+
+
+def test_an_allow_list_given_as_one_string_is_refused():
+    with pytest.raises(ValueError, match="must be a list or tuple of rules, not str"):
+        Approval("ask", allow="run_command: ls", human=scripted_human([]))
+
+
+def test_an_allow_list_as_a_list_works_like_a_tuple(box):
+    approval = Approval("ask", allow=["write_file"], human=scripted_human([]))
+    assert box(approval).call("write_file", {"path": "b.txt", "content": "x"}).startswith("Wrote")
+    assert approval.allow == ("write_file",)

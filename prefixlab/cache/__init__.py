@@ -9,6 +9,8 @@
 ``counterfactual``  "what if the agent had refreshed right after round k?", built from the recording
 ``pricing``         what the tokens of a prediction cost under a provider's list prices
 ``models``          model names the way the price tables and the rules key them
+``price_table``     read a price table (``data/prices/<provider>.yml``), every field checked on load
+``composition``     what one request is made of: its tokens by kind of content, where a given text sits
 
 Reads recordings (``prefixlab.recording.format``); knows nothing about how they are shown.
 """

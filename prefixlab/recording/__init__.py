@@ -10,6 +10,7 @@
 ``chat_client``         the chat client a recording sends through: no retry, a patient timeout, progress lines,
                         stops (recording incomplete) on a request the server may have seen but did not answer
 ``agent_source``        the sha256 of miniagent's source, in every recording's provenance (which agent made it)
+``live``                what every recording made with the live model shares: server flags, tokenizer, provenance
 ``tokenizer_fixtures``  record what llama-server says about the tokenizer and chat-template cases
 
 Uses the serving layer to talk to a server; ``verify`` also uses the cache layer's tokenizer and

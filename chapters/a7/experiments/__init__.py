@@ -1,8 +1,10 @@
 """Chapter A7's experiments: what each lesson records against a real server.
 
 One module per lesson (the map below); ``EXPERIMENTS`` registers them for ``python -m prefixlab record NAME``
-(``prefixlab.recording.experiments`` finds this package at run time). ``delegation`` holds the recorder
-they share: a parent agent with miniagent's spawn_agent tool, its children registered as sessions.
+(``prefixlab.recording.experiments`` finds this package at run time).
+
+``delegation``      the recorder they share: a parent agent with miniagent's spawn_agent tool, its children
+                    registered as sessions
 
 ``explore``         A7·1  read 30 files alone (compacting) or hand them to an explorer child   record a7-1
 ``fresh_or_fork``   A7·2  a fresh or a forked child; one slot, host cache, two slots          record a7-2

@@ -1,6 +1,6 @@
 """Chapter A8's experiments: what its lessons record against a real server.
 
-``EXPERIMENTS`` registers them for ``python -m prefixlab record NAME`` (``prefixlab.recording.experiments``
+The list ``EXPERIMENTS`` registers them for ``python -m prefixlab record NAME`` (``prefixlab.recording.experiments``
 finds this package at run time).
 
 ``whole_task``   A8·3  one complete task: skills, memory, a compaction and a child; the same task under a budget   record a8-3
