@@ -9,15 +9,18 @@ the next user message, at most ``max_retries`` times; after that the text stands
 mini-swe-agent sends its format errors back the same way, and gives up after a few in a row.
 
 Each retry is a new run of the loop (``run_task``) on the same session, as when a session is resumed
-with a new message: the steps start again and the limits count afresh.
+with a new message: the steps start again and the rounds count afresh, but the token budget goes
+on counting (``Limits.tokens_before``): every token the task causes counts once against it.
 Nothing here runs unless ``run_with_retry`` is called (``python -m miniagent --call-retries N``);
 without it miniagent sends exactly what it always sent.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from .loop import run_task
+from .loop import run_task, stop
+from .session import tokens_spent
 
 # What the agent says after a reply that tried to call a tool and could not be read.
 CORRECTION = ("Your last reply tried to call a tool, but the call could not be read: no tool was run. "
@@ -40,9 +43,16 @@ def run_with_retry(task: str, correction: str = CORRECTION, *, max_retries: int 
         raise ValueError(f"max_retries must be a whole number, 0 or more, not {max_retries!r}")
     if not isinstance(correction, str) or not correction.strip():
         raise ValueError(f"the correction must be a message the model can read, not {correction!r}")
+    session, first = loop["session"], len(loop["session"].entries)
     answer = run_task(task, **loop)
     retries = 0
     while retries < max_retries and tried_to_call(answer):
         retries += 1
+        if loop.get("limits") is not None:  # the budget goes on where the last run left it
+            spent = tokens_spent(session.entries[first:])  # the whole task so far
+            if reason := replace(loop["limits"], tokens_before=0).over_budget(spent):
+                stop(session, reason, 0, spent, loop.get("log", lambda line: None))
+                return "", retries - 1
+            loop["limits"] = replace(loop["limits"], tokens_before=spent or 0)  # no budget: nothing to count
         answer = run_task(correction, **loop)
     return answer, retries

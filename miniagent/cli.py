@@ -19,10 +19,11 @@ from .edit_guard import with_edit_guard
 from .loop import Limits, run_task
 from .masking import ToolResultMasking
 from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
-from .model import ChatModel, ModelError
+from .model import ChatModel, ModelError, url_problem
 from .modes import MODES, for_mode
 from .paging import with_paging
 from .prompt import BASE_PROMPT
+from .reply import cut_off
 from .sandbox import SANDBOXES, Bwrap
 from .session import Session, SessionFileError, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
@@ -49,21 +50,28 @@ def positive_seconds(text: str) -> float:
     return seconds
 
 
-def child_rounds(text: str) -> int:
-    """--children: a whole number of rounds, 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number of rounds, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more rounds, not {value}")
-    return value
+# Every option that is a number or an address is checked here, once, as argparse reads it: a bad
+# value is one line (argparse's "error: argument --X: ...", exit 2), and the code after trusts it.
+def whole(minimum: int, unit: str = ""):
+    """An option type: a whole number of ``unit``, ``minimum`` or more."""
+    def parse(text: str) -> int:
+        value = int(text) if text.strip().lstrip("+-").isdigit() else None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"must be a whole number{' of ' + unit if unit else ''}, "
+                                             f"{minimum} or more, not {text!r}")
+        return value
+    parse.__name__ = f"whole number >= {minimum}"
+    return parse
 
 
-def retry_count(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"must be a whole number, 0 or more, not {text!r}")
-    return int(text)
+child_rounds = whole(1, "rounds")  # --children
+retry_count = whole(0)
+
+
+def server_url(text: str) -> str:
+    if problem := url_problem(text):
+        raise argparse.ArgumentTypeError(problem.removeprefix("the server URL "))
+    return text
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -72,7 +80,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         "(llama-server, mlx_lm.server, Ollama, vLLM, ...)."))
     p.add_argument("task", help="what the agent should do (use @FILE to read the task from a file)")
     p.add_argument("-w", "--workspace", type=Path, default=Path("."), help="repository to work in (default: .)")
-    p.add_argument("--server", default="http://127.0.0.1:8080/v1",
+    p.add_argument("--server", type=server_url, default="http://127.0.0.1:8080/v1",
                    help="base URL of the chat API (default: %(default)s)")
     p.add_argument("--model", default="local", help="model name sent to the server (default: %(default)s)")
     p.add_argument("--text-calls", action="store_true",
@@ -84,7 +92,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="where the requests carry the memory, and when a note written this session gets "
                         "there (default: %(default)s; see miniagent/injection.py and, for the lessons' variants, miniagent/variants/)")
     p.add_argument("--memory", type=Path, help="MEMORY.md path (default: under ~/.miniagent/memory/)")
-    p.add_argument("--memory-limit", type=int, default=MEMORY_CHAR_LIMIT, help="memory size limit in characters")
+    p.add_argument("--memory-limit", type=whole(1, "characters"), default=MEMORY_CHAR_LIMIT, help="memory size limit in characters")
     p.add_argument("--session", type=Path, help="session JSONL file (default: a new file under ~/.miniagent/sessions/)")
     p.add_argument("--fork", metavar="ENTRY_ID", help="continue the session from this earlier entry")
     p.add_argument("--skills", type=Path, metavar="DIR",
@@ -93,16 +101,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--skills-index", choices=SKILLS_AT, default="stable",
                    help="where the skills index sits: right after the base prompt (stable) or after "
                         "AGENTS.md, before the memory (volatile) (default: %(default)s)")
-    p.add_argument("--max-rounds", type=int, default=20)
+    p.add_argument("--max-rounds", type=whole(1, "rounds"), default=20)
     p.add_argument("--children", type=child_rounds, metavar="ROUNDS",
                    help="give the agent the spawn_agent tool: a child agent with its own context and session "
                         "file (next to this session's), at most ROUNDS rounds, no grandchildren (chapter A7; "
                         "default: no such tool)")
-    p.add_argument("--compact-at", type=int, metavar="TOKENS",
+    p.add_argument("--compact-at", type=whole(1, "tokens"), metavar="TOKENS",
                    help="before a call whose estimated size is over TOKENS, replace all but the last "
                         f"{KEEP_ROUNDS} rounds with a summary written by the model (default: never)")
-    p.add_argument("--max-tokens", type=int, default=512, help="completion limit per model call")
-    p.add_argument("--budget", type=int, metavar="TOKENS",
+    p.add_argument("--max-tokens", type=whole(1, "tokens"), default=512, help="completion limit per model call")
+    p.add_argument("--budget", type=whole(1, "tokens"), metavar="TOKENS",
                    help="token budget of the whole task: stop before the next call once the calls so far used "
                         "TOKENS (prompt + completion, as the server reports them) (default: no budget)")
     p.add_argument("--timeout", type=positive_seconds, default=COMMAND_TIMEOUT, help="run_command timeout in seconds")
@@ -149,14 +157,27 @@ class TaskFileError(Exception):
 def read_task(task: str) -> str:
     """The task text; ``@FILE`` means the text of FILE."""
     if not task.startswith("@"):
-        return task
-    path = Path(task[1:])
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise TaskFileError(f"cannot read the task file {path}: {err.strerror or err}") from err
-    except UnicodeDecodeError as err:
-        raise TaskFileError(f"cannot read the task file {path}: it is not UTF-8 text ({err.reason})") from err
+        text = task
+    else:
+        path = Path(task[1:])
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise TaskFileError(f"cannot read the task file {path}: {err.strerror or err}") from err
+        except UnicodeDecodeError as err:
+            raise TaskFileError(f"cannot read the task file {path}: it is not UTF-8 text ({err.reason})") from err
+    if not text.strip():  # a model asked to do nothing answers something: refuse before the first call
+        raise TaskFileError("the task is empty: say what the agent should do")
+    return text
+
+
+def cut_off_answer(session: Session, max_tokens: int) -> str | None:
+    """Why the final answer is not one (the server cut it at the completion limit), or None."""
+    last = next((e for e in reversed(session.path_to()) if e["type"] == "model_call"), None)
+    if last is None or not cut_off(last.get("response")):
+        return None
+    return (f"the final answer was cut off at max_tokens, the completion limit of {max_tokens} tokens "
+            "(finish_reason \"length\"), so it is incomplete; allow more with --max-tokens")
 
 
 def nobody_to_ask(name: str, args: dict) -> bool:
@@ -238,6 +259,10 @@ def main(argv=None) -> int:
         print(f"miniagent: error: {err}", file=sys.stderr)
         return 1
     print("\n" + (answer or "(no final answer)"))
+    if answer and (reason := cut_off_answer(session, args.max_tokens)):
+        session.append("stopped", reason=reason, rounds=None, tokens=None)
+        print(f"miniagent: error: {reason}; the session is in {session_path}", file=sys.stderr)
+        return 1
     # run_task gives "" both for an empty answer and for running out of rounds; a limit that
     # stopped the run leaves a "stopped" entry saying why (loop.py).
     stopped = session.by_id[session.leaf]

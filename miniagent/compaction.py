@@ -54,7 +54,9 @@ new ``compaction`` entry, and the memory designs re-read AGENTS.md then (injecti
 The entry: ``{"type": "compaction", "message": <the summary message>,
 "firstKeptId": <the first kept message entry>, "tokensBefore": N}``, plus the
 summary call's ``request`` and ``response`` when a model wrote the summary, and
-``userMessages`` (the texts kept word for word) when ``keep_user_messages`` is on.
+``userMessages`` (the texts kept word for word) when ``keep_user_messages`` is on. A refused
+summary (empty, or longer than what it replaces) leaves the history as it is and writes
+``{"type": "compaction_refused", "reason": ..., "tokensBefore": N}`` (plus the call) instead.
 """
 from __future__ import annotations
 
@@ -164,17 +166,25 @@ class Compactor:
             over = f"round {round_no}: {count} messages, over the limit of {self.max_messages}"
         else:
             return
-        if self.compact(session, tokens):
-            log(f"{over}: older rounds replaced by a summary")
-        else:
+        entry = self.compact(session, tokens)
+        if entry is None:
             log(f"{over}, but no round is older than the {self.keep_rounds} kept; sent as it is")
+        elif entry["type"] == "compaction_refused":
+            log(f"{over}, but the summary was refused ({entry['reason']}); the history is kept and sent as it is")
+        else:
+            log(f"{over}: older rounds replaced by a summary")
 
     def tokens(self, session: Session) -> int:
         """The count of the request the session would send now."""
         return self.count_tokens(session.messages())
 
     def compact(self, session: Session, tokens: int) -> dict | None:
-        """Replace what is older than the kept rounds with a summary; None if nothing is older."""
+        """Replace what is older than the kept rounds with a summary; None if nothing is older.
+
+        A summary that is empty, or longer than the messages it would replace, is refused: the
+        history stays, and a ``compaction_refused`` entry says why (with the summary call, which
+        was paid for). An empty summary would drop the task from every later request without a
+        word; a longer one saves nothing."""
         _, chat = session.visible()
         starts = round_starts([message for _, message in chat])
         if len(starts) <= self.keep_rounds:
@@ -186,6 +196,9 @@ class Compactor:
             # Offered tools, a model may answer with a call and no text: only the text is a summary.
             summary = result.message.get("content") or ""
             call = {"request": result.request, "response": result.response}
+        replaced = [message for _, message in chat[:starts[-self.keep_rounds]]]
+        if reason := summary_problem(summary, replaced, self.count_tokens):
+            return session.append("compaction_refused", reason=reason, tokensBefore=tokens, **call)
         if not self.keep_user_messages:
             message = {"role": "user", "content": f"{SUMMARY_HEADER}\n\n{summary.strip()}"}
             return session.append("compaction", message=message, firstKeptId=kept[0][0], tokensBefore=tokens,
@@ -196,6 +209,18 @@ class Compactor:
                    "content": f"{SUMMARY_HEADER}\n\n{USER_MESSAGES_HEADER}\n\n{quoted}{summary.strip()}"}
         return session.append("compaction", message=message, firstKeptId=kept[0][0], tokensBefore=tokens,
                               userMessages=users, **call)
+
+
+def summary_problem(summary, replaced: list[dict], count_tokens) -> str | None:
+    """Why ``summary`` must not replace the messages ``replaced``, or None. Both sides are counted
+    with the compactor's own ``count_tokens``, the summary as a user message of its text."""
+    if not isinstance(summary, str) or not summary.strip():
+        return "the summary is empty"
+    size = count_tokens([{"role": "user", "content": summary.strip()}])
+    history = count_tokens(replaced)
+    if size > history:
+        return f"the summary (about {size} tokens) is longer than the history it would replace (about {history})"
+    return None
 
 
 def quote(text: str) -> str:

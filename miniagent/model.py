@@ -19,15 +19,23 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
+from urllib.parse import urlsplit
 
 import httpx2 as httpx  # the HTTP library the openai SDK (3.x) is built on
 import openai
 
+from .reply import ReplyError, read_reply
 from .session import tool_call_problem
 
 
 class ModelError(RuntimeError):
-    """The server could not be reached or refused the request."""
+    """The server could not be reached, refused the request, or answered with nothing usable.
+    ``answered``: when the server did answer, the call's ``request`` and ``response`` (None if it was
+    not JSON) and the body's ``text``, so the caller can keep the call in the session file."""
+
+    def __init__(self, message: str, answered: dict | None = None):
+        super().__init__(message)
+        self.answered = answered
 
 
 @dataclass
@@ -65,6 +73,20 @@ def assistant_message(raw_message: dict) -> dict:
     return message
 
 
+def url_problem(base_url) -> str | None:
+    """Why ``base_url`` is no server address (say it before trying: a connection error would ask
+    whether a server that is running is running), or None."""
+    try:
+        parts = urlsplit(base_url)
+        fine = parts.scheme in ("http", "https") and parts.hostname and (parts.port or True)
+    except (TypeError, ValueError, AttributeError):  # not text, a bad [IPv6] or port
+        fine = False
+    if not fine:
+        return (f"the server URL {base_url!r} is not an http:// or https:// address with a host, "
+                "e.g. http://127.0.0.1:8080/v1")
+    return None
+
+
 class ChatModel:
     """``timeout``: seconds to wait for one answer; ``max_retries``: further tries after a connection
     error or a busy server (HTTP 408, 409, 429, 5xx); ``progress``: where waiting and retries are
@@ -77,6 +99,8 @@ class ChatModel:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
                 or timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if problem := url_problem(base_url):
+            raise ValueError(problem)
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"max_retries must be a whole number, 0 or more, not {max_retries!r}")
         self.base_url, self.model, self.params = base_url, model, params
@@ -118,18 +142,16 @@ class ChatModel:
             delay = min(0.5 * 2 ** attempt, 8.0)
             self._say(f"  {retry}; retry {attempt + 1} of {self.max_retries} in {delay:g} s")
             time.sleep(delay)
-        text = raw.http_response.text
-        try:
-            response = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ModelError(f"the server at {self.base_url} answered something that is not JSON "
-                             f"({err.msg} at character {err.pos}): {text[:300]}") from None
-        try:
-            raw_message = response["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError) as err:
-            raise ModelError(f"the server's response has no choices[0].message: {str(response)[:300]}") from err
         request = json.loads(self._sent[-1]) if self._sent else body
-        return ModelReply(assistant_message(raw_message), request, response)
+        try:  # reply.py checks the server's answer once; from here on it is trusted
+            response, raw_message = read_reply(raw.http_response.text)
+            message = assistant_message(raw_message)
+        except (ReplyError, ModelError) as err:
+            text = raw.http_response.text
+            kept = getattr(err, "response", None) if isinstance(err, ReplyError) else json.loads(text)
+            problem = f"the server at {self.base_url} answered {err}" if isinstance(err, ReplyError) else str(err)
+            raise ModelError(problem, answered={"request": request, "response": kept, "text": text}) from None
+        return ModelReply(message, request, response)
 
     def _say(self, line: str) -> None:
         if self.progress is not None:

@@ -65,10 +65,7 @@ class Pager:
         self.workspace, self.saved = workspace, 0
 
     def read_file(self, path: str, start: int = 1) -> str:
-        file = self.workspace.resolve(path)
-        if not file.is_file():
-            raise ToolError(f"no such file: {path!r}")
-        return paged(file.read_text(encoding="utf-8", errors="replace"), path, start)
+        return paged(self.workspace.read_text(path), path, start)
 
     def run_command(self, command: str) -> str:
         # The same workspace, sandbox included, with a buffer that keeps the whole output.
@@ -78,14 +75,33 @@ class Pager:
         body, following = page(output)
         if following is None:
             return output
-        self.saved += 1
-        rel = f"{OUTPUT_DIR}/command-{self.saved}.txt"
-        file = self.workspace.root / rel
-        file.parent.mkdir(exist_ok=True)
-        file.write_text(output, encoding="utf-8")
         total = len(output.splitlines())
+        try:
+            rel = self.save(output)
+        except (OSError, ToolError) as err:  # the command ran: the model gets its first page and why
+            why = self.workspace.hide_root(err) if isinstance(err, OSError) else str(err)  # the rest is not kept
+            return (f"{body.rstrip(chr(10))}\n[lines 1-{following - 1} of {total}; the command ran, but the rest "
+                    f"of its output could not be saved to page through: {why}]")
         return (f"{body.rstrip(chr(10))}\n[lines 1-{following - 1} of {total}; the whole output is saved in "
                 f"{rel}: read_file with path {rel!r} and start={following} for more]")
+
+    def save(self, output: str) -> str:
+        """Write ``output`` to a new file in ``OUTPUT_DIR`` and return its path: the first
+        ``command-N.txt`` that does not exist yet (opened with "x", so an earlier session's saved
+        output, which that session was told is kept, is never overwritten)."""
+        folder = self.workspace.resolve(OUTPUT_DIR)  # a link to outside the workspace: a ToolError
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(f"{OUTPUT_DIR} is a file, not a folder; move it away to keep long outputs")
+        folder.mkdir(exist_ok=True)
+        while True:
+            self.saved += 1
+            rel = f"{OUTPUT_DIR}/command-{self.saved}.txt"
+            try:
+                with open(folder / f"command-{self.saved}.txt", "x", encoding="utf-8") as file:
+                    file.write(output)
+                return rel
+            except FileExistsError:
+                continue
 
 
 # What the model is told (Toolbox.call checks the arguments against it): read_file gains ``start``,

@@ -32,6 +32,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from .reply import count, lone_surrogate, reported_tokens, usage_problem
+
 
 # The course's shipped data (the recordings the book's numbers come from): never appended to.
 SHIPPED_DATA = Path(__file__).resolve().parents[1] / "data"
@@ -103,29 +105,61 @@ def entry_problem(entry: dict) -> str | None:
 
 
 def tokens_used(response: dict) -> int:
-    """Tokens one call used, as the server reports them: prompt + completion (0 if it reports none)."""
-    usage = response.get("usage") or {}
-    return (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
+    """Tokens one call used, as the server reports them: prompt + completion (0 if they cannot be counted)."""
+    return reported_tokens(response) or 0
+
+
+# The entries that hold the response of a call the server answered (reply.py checks their usage).
+CALLS = ("model_call", "compaction", "compaction_refused")
+
+
+def tokens_spent(entries: list[dict]) -> int | None:
+    """What the calls among ``entries`` used, children included (prompt + completion); None if the
+    server did not report a countable usage for one of them (then no budget can be kept)."""
+    total = 0
+    for entry in entries:
+        if entry.get("type") == "child":
+            usage = entry.get("usage") if isinstance(entry.get("usage"), dict) else {}
+            if usage.get("uncounted") or not (count(usage.get("prompt_tokens"))
+                                              and count(usage.get("completion_tokens"))):
+                return None
+            total += usage["prompt_tokens"] + usage["completion_tokens"]
+        elif entry.get("type") in CALLS and "response" in entry:
+            tokens = reported_tokens(entry["response"])
+            if tokens is None:
+                return None
+            total += tokens
+    return total
 
 
 def usage_ledger(entries: list[dict]) -> dict:
     """What the calls among ``entries`` used, added up: every call the server answered counts,
     on every branch of the tree (a branch left behind was paid for all the same). A ``child``
-    entry (children.py) adds the ``usage`` of its child's whole session."""
+    entry (children.py) adds the ``usage`` of its child's whole session. ``uncounted`` (only when
+    there are some): calls whose usage the server did not report as whole numbers (counted as 0)."""
     total = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}
+    uncounted = 0
     for entry in entries:
         if entry.get("type") == "child" and isinstance(entry.get("usage"), dict):
             for key in total:
-                total[key] += entry["usage"].get(key) or 0
+                total[key] += entry["usage"].get(key) if count(entry["usage"].get(key)) else 0
+            uncounted += entry["usage"].get("uncounted") or 0
             continue
-        response = entry.get("response") if entry.get("type") in ("model_call", "compaction") else None
+        response = entry.get("response") if entry.get("type") in CALLS else None
         if not isinstance(response, dict):
             continue  # no call (a typed summary) or a call the server refused
-        usage = response.get("usage") or {}
         total["calls"] += 1
-        total["prompt_tokens"] += usage.get("prompt_tokens") or 0
-        total["completion_tokens"] += usage.get("completion_tokens") or 0
-        total["cached_tokens"] += (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        if usage_problem(response):
+            uncounted += 1
+            continue
+        usage = response["usage"]
+        total["prompt_tokens"] += usage["prompt_tokens"]
+        total["completion_tokens"] += usage["completion_tokens"]
+        details = usage.get("prompt_tokens_details")
+        cached = details.get("cached_tokens") if isinstance(details, dict) else None
+        total["cached_tokens"] += cached if count(cached) else 0
+    if uncounted:
+        total["uncounted"] = uncounted
     return total
 
 
@@ -176,7 +210,9 @@ class Session:
                 try:
                     entry = json.loads(line)
                 except ValueError as err:
-                    if number == len(lines):  # a write that was cut off: keep what is complete
+                    # A write that was cut off (it starts as every entry does): keep what is complete.
+                    # Anything else on the last line is damage, not a torn write, and is said.
+                    if number == len(lines) and line.lstrip().startswith(b"{"):
                         dropped = Dropped(number, offset, line)
                         continue
                     raise SessionFileError(f"{path}:{number}: not a valid session entry ({err})") from None
@@ -214,6 +250,8 @@ class Session:
             self._set_aside_torn_tail()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(entry, ensure_ascii=False) + "\n"
+        if not line.isascii() and lone_surrogate(entry):  # from a server: escaped (\ud800), else no UTF-8
+            line = json.dumps(entry) + "\n"
         if self._ends_without_newline():
             line = "\n" + line  # the last entry is complete but its newline was lost
         with open(self.path, "a", encoding="utf-8") as f:

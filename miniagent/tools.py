@@ -197,7 +197,11 @@ class Workspace:
             raise ToolError(f"absolute paths are not allowed: {path!r}; use a path relative to the repository root")
         if ".." in given.parts:
             raise ToolError(f"'..' is not allowed in paths: {path!r}")
-        real = (self.root / given).resolve()  # follows symlinks
+        try:
+            real = (self.root / given).resolve()  # follows symlinks
+        except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a loop, later ones OSError
+            raise ToolError(f"{path!r} is a symlink loop (its links lead back to themselves); it cannot be "
+                            "opened") from None
         if real != self.root and self.root not in real.parents:
             raise ToolError(f"{path!r} leads outside the workspace (through a symlink)")
         return real
@@ -222,10 +226,19 @@ class Workspace:
 
     @tool("Read a text file of the repository.", path="File path relative to the repository root")
     def read_file(self, path: str) -> str:
+        return cap(self.read_text(path))
+
+    def read_text(self, path: str) -> str:
+        """The text of the file at ``path``; a ToolError if it is missing or not UTF-8 (never a guess
+        with replacement characters the model would take for the file's content)."""
         file = self.resolve(path)
         if not file.is_file():
             raise ToolError(f"no such file: {path!r}")
-        return cap(file.read_text(encoding="utf-8", errors="replace"))
+        try:
+            return file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise ToolError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason}); the file tools "
+                            "(read_file, edit_file) take text files only") from None
 
     @tool("Create or overwrite a file.", path="File path relative to the repository root",
           content="The complete new file content")
@@ -240,14 +253,7 @@ class Workspace:
           path="File path relative to the repository root", old="Text to replace (must occur exactly once)",
           new="Replacement text")
     def edit_file(self, path: str, old: str, new: str) -> str:
-        file = self.resolve(path)
-        if not file.is_file():
-            raise ToolError(f"no such file: {path!r}")
-        try:
-            text = file.read_text(encoding="utf-8")
-        except UnicodeDecodeError as err:
-            raise ToolError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason}); "
-                            "edit_file only edits text files") from None
+        file, text = self.resolve(path), self.read_text(path)
         count = text.count(old) if old else 0
         if count != 1:
             raise ToolError(f"the text to replace occurs {count} times in {path}; it must occur exactly once")
@@ -388,7 +394,7 @@ class Toolbox:
 
 def unexpected(handler, args: dict) -> str | None:
     """An argument the schema allows (it does not forbid extra ones) but the handler does not take."""
-    taken = inspect.signature(handler).parameters
+    taken = inspect.signature(handler).parameters  # a wrapper (edit_guard.py) sets __signature__
     extra = next((key for key in args if key not in taken), None)
     # Worded as Python words it (the recordings keep this text).
     return None if extra is None else f"{handler.__qualname__}() got an unexpected keyword argument {extra!r}"

@@ -50,7 +50,10 @@ def test_the_check_finds_a_planted_leak():
 
 
 def test_a1_closure_does_not_grow():
-    assert lines(chapter_closure(1)) <= 1010  # measured 1005 (issue 40's target: 600, not reached yet)
+    # measured 1005 before issue 48; 1215 with its checks of the server's answer where it enters
+    # (reply.py), the session written before an error, and the budget over every call (issue 40's
+    # target: 600, not reached yet)
+    assert lines(chapter_closure(1)) <= 1220
 
 
 def test_the_readme_table_is_the_chapter_map():

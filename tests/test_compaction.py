@@ -7,6 +7,7 @@ from miniagent.compaction import (STRUCTURED_REQUEST, SUMMARY_HEADER, SUMMARY_RE
                                   Compactor, estimate_tokens, model_summariser, round_starts)
 from miniagent.loop import run_task
 from miniagent.memory import MemoryStore
+from miniagent.model import ModelReply
 from miniagent.modes import for_mode
 from miniagent.session import Session
 from miniagent.tools import Toolbox, Workspace
@@ -278,11 +279,47 @@ def test_the_summariser_with_tools_sends_them_so_the_prompt_starts_like_the_agen
     assert entry["request"]["messages"][-1] == {"role": "user", "content": SUMMARY_REQUEST}
 
 
-def test_a_summary_reply_without_text_gives_an_empty_summary_not_a_crash(tmp_path):
+def test_a_summary_reply_without_text_is_refused_not_a_crash(tmp_path):
     s = _by_hand(tmp_path, 3)
+    before = s.messages()
     model = ScriptedModel([tool_call("c9", "list_files", path=".") | {"content": None}])
     entry = Compactor(1, model_summariser(model)).compact(s, tokens=40)
-    assert entry["message"] == {"role": "user", "content": f"{SUMMARY_HEADER}\n\n"}
+    assert entry["type"] == "compaction_refused" and entry["reason"] == "the summary is empty"
+    assert "response" in entry  # the summary call was paid for: it stays on record (and in the ledger)
+    assert s.messages() == before  # the history is kept
+
+
+@pytest.mark.parametrize("text", ["", "   \n", None])
+def test_an_empty_summary_keeps_the_task_and_says_so(tmp_path, text):
+    """Issue 48: an empty summary used to replace the history; the task vanished from every later request."""
+    compactor = Compactor(5, lambda messages: text, count_tokens=len)
+    result, requests, session, lines = _run(tmp_path, _files(4), compactor, task="fix it")
+    assert result == "done"
+    assert all(r[1] == {"role": "user", "content": "fix it"} for r in requests)  # never lost
+    refused = [e for e in session.entries if e["type"] == "compaction_refused"]
+    assert refused and not _compactions(session)
+    assert all(e["reason"] == "the summary is empty" for e in refused)
+    assert any("the summary was refused (the summary is empty)" in line for line in lines)
+
+
+def test_a_summary_longer_than_the_history_it_replaces_is_refused(tmp_path):
+    s = _by_hand(tmp_path, 3)
+    before = s.messages()
+    entry = Compactor(1, Summaries("x" * 4000)).compact(s, tokens=99)
+    assert entry["type"] == "compaction_refused" and "longer than the history" in entry["reason"]
+    assert s.messages() == before
+    short = Compactor(1, Summaries("S")).compact(s, tokens=99)  # a real summary still compacts
+    assert short["type"] == "compaction"
+
+
+def test_a_refused_summary_call_counts_in_the_ledger(tmp_path):
+    from miniagent.session import tokens_spent, usage_ledger
+    s = _by_hand(tmp_path, 3)
+    model = ScriptedModel([answer("")])
+    model.complete = lambda messages, tools=None: ModelReply(answer(""), {}, {"usage": {"prompt_tokens": 30,
+                                                                                         "completion_tokens": 0}})
+    Compactor(1, model_summariser(model)).compact(s, tokens=40)
+    assert usage_ledger(s.entries)["prompt_tokens"] == 30 and tokens_spent(s.entries) is None  # {} usage above
 
 
 def test_the_structured_request_is_opt_in_and_sent_in_place_of_the_short_one(tmp_path):

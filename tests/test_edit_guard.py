@@ -62,3 +62,15 @@ def test_with_paging_the_guard_wraps_the_paged_read(tmp_path):
     box = with_edit_guard(with_paging(Toolbox(Workspace(tmp_path), MemoryStore(tmp_path / "h" / "M.md"))))
     assert "start=41" in box.call("read_file", {"path": "app.py"})
     assert box.call("edit_file", {"path": "app.py", "old": "v99 = 99", "new": "v99 = 0"}) == "Edited app.py."
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_an_extra_argument_is_a_tool_error_not_a_crash(tmp_path, paged):
+    """The argument check sees through the guard's wrapper to what takes the arguments in the end."""
+    (tmp_path / "app.py").write_text("x = 1\n")
+    box = Toolbox(Workspace(tmp_path), MemoryStore(tmp_path / "h" / "M.md"))
+    box = with_edit_guard(with_paging(box) if paged else box)
+    assert "unexpected keyword argument 'bogus'" in box.call("read_file", {"path": "app.py", "bogus": 1})
+    assert "unexpected keyword argument 'z'" in box.call("edit_file", {"path": "app.py", "old": "x", "new": "y",
+                                                                       "z": 2})
+    assert (tmp_path / "app.py").read_text() == "x = 1\n"

@@ -67,3 +67,49 @@ def test_short_command_output_is_unchanged(tmp_path):
     box = with_paging(big(tmp_path, lines=1))
     assert box.call("run_command", {"command": "echo hi"}) == "hi\n\n[exit code 0]"
     assert not (tmp_path / OUTPUT_DIR).exists()
+
+
+def test_a_later_session_never_overwrites_a_saved_output(tmp_path):
+    """Issue 48: each session's pager counted from 1, so the second session's output replaced the first's."""
+    first = with_paging(big(tmp_path)).call("run_command", {"command": "seq 1 100"})
+    second = with_paging(big(tmp_path)).call("run_command", {"command": "seq 500 600"})  # a new session
+    assert f"{OUTPUT_DIR}/command-1.txt" in first and f"{OUTPUT_DIR}/command-2.txt" in second
+    assert (tmp_path / OUTPUT_DIR / "command-1.txt").read_text().startswith("1\n")  # still the first's
+    assert (tmp_path / OUTPUT_DIR / "command-2.txt").read_text().startswith("500\n")
+
+
+def test_an_outputs_file_says_the_command_ran_and_why_the_rest_is_not_kept(tmp_path):
+    (tmp_path / OUTPUT_DIR).write_text("mine")
+    out = with_paging(big(tmp_path)).call("run_command", {"command": "seq 1 100 && touch ran.txt"})
+    assert out.startswith("1\n2\n") and (tmp_path / "ran.txt").exists()
+    assert "the command ran, but the rest of its output could not be saved" in out
+    assert f"{OUTPUT_DIR} is a file, not a folder" in out
+    assert (tmp_path / OUTPUT_DIR).read_text() == "mine"  # the user's file is untouched
+
+
+def test_an_outputs_link_out_of_the_workspace_is_not_written_through(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / OUTPUT_DIR).symlink_to(outside)
+    out = with_paging(big(repo)).call("run_command", {"command": "seq 1 100"})
+    assert "leads outside the workspace" in out and list(outside.iterdir()) == []
+
+
+def test_a_paged_read_of_a_file_that_is_not_utf8_says_so(tmp_path):
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff")
+    out = with_paging(big(tmp_path)).call("read_file", {"path": "logo.png"})
+    assert out.startswith("error: logo.png is not UTF-8 text (byte 0:") and "\ufffd" not in out
+
+
+def test_paged_commands_keep_the_sandbox(tmp_path):
+    """The pager runs a command on a second Workspace: it must carry the same command wrapper."""
+    seen = []
+
+    def wrapper(root, command, run_id):
+        seen.append(command)
+        return ["sh", "-c", command]
+    box = Toolbox(Workspace(tmp_path, command_wrapper=wrapper), MemoryStore(tmp_path / "h" / "M.md"))
+    with_paging(box).call("run_command", {"command": "echo hi"})
+    assert seen == ["echo hi"]

@@ -225,3 +225,13 @@ def test_the_usage_ledger_adds_up_every_answered_call_on_every_branch(tmp_path):
     ledger = usage_ledger(Session.open(tmp_path / "s.jsonl").entries)
     assert ledger == {"calls": 4, "prompt_tokens": 420, "cached_tokens": 198, "completion_tokens": 20}
     assert tokens_used(response(100, 0, 5)) == 105 and tokens_used({}) == 0
+
+
+def test_a_last_line_that_is_no_entry_at_all_is_damage_not_a_torn_write(tmp_path):
+    """Issue 48: a binary file was read as a session whose only line was torn (0 entries, exit 0)."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(SessionFileError, match="s.jsonl:1: not a valid session entry"):
+        Session.open(path)
+    path.write_bytes(b'{"type": "session", "id": "a", "par')  # a cut-off write is still kept aside
+    assert Session.open(path).dropped is not None

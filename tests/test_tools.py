@@ -240,3 +240,26 @@ def test_an_os_error_reaches_the_model_without_the_machines_path(ws, tmp_path):
     if os.geteuid() == 0:  # root may write anyway; then there is no error to look at
         return
     assert result.startswith("error: ") and str(ws.root) not in result and "locked" in result
+
+
+@pytest.mark.parametrize("tool, args", [
+    ("read_file", {"path": "loop"}), ("read_file", {"path": "loop/x.txt"}), ("list_files", {"path": "loop"}),
+    ("write_file", {"path": "loop", "content": "x"}), ("edit_file", {"path": "loop", "old": "a", "new": "b"}),
+    ("list_files", {"path": "."})])
+def test_a_symlink_loop_is_a_tool_error_not_a_traceback(tmp_path, tool, args):
+    """Issue 48: a link that leads back to itself stopped the whole agent (RuntimeError in resolve)."""
+    (tmp_path / "loop").symlink_to("other")
+    (tmp_path / "other").symlink_to("loop")
+    (tmp_path / "ok.txt").write_text("fine\n")
+    result = Toolbox(Workspace(tmp_path)).call(tool, args)
+    if args["path"] == ".":
+        assert "ok.txt" in result
+    else:
+        assert result.startswith("error: ") and "symlink loop" in result
+
+
+def test_a_file_that_is_not_utf8_is_reported_not_guessed(tmp_path):
+    """Issue 48: read_file used to hand back replacement characters as if they were the file."""
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    result = Toolbox(Workspace(tmp_path)).call("read_file", {"path": "latin1.txt"})
+    assert result.startswith("error: latin1.txt is not UTF-8 text (byte 3:") and "\ufffd" not in result

@@ -39,7 +39,7 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from miniagent.session import Session, SessionFileError
@@ -391,6 +391,9 @@ def bill(path: Path | str) -> Bill:
     path = Path(path)
     if path.is_dir():
         return bill_recording(path)
+    if path.name == "manifest.json":  # a recording's manifest names the recording, but is no session file
+        raise BillError(f"{path} is a recording's manifest, not a session file: give the recording's directory "
+                        f"({path.parent})")
     if not path.exists():
         raise BillError(f"{path}: no such file or directory (give a session file or a recording directory)")
     return Bill(path, [bill_session(path)])
@@ -476,10 +479,18 @@ def price(b: Bill, model: str, rule: str | None = None, sessions: list[str] | No
     for key, value in rules.settings(rule, model=listed.model).items():  # what this rule takes of the model
         rule_settings.setdefault(key, value)
     rows = calculator.analyze(b.recording, rule, **rule_settings)
-    outputs = {l.seq: (l.usage.output if l.usage else 0) for l in b.lines()}
+    # A missing output price is said, as in the 'recorded' pricing, not raised from deep inside.
+    outputs = {l.seq: (l.usage.output if l.usage and listed.output is not None else 0) for l in b.lines()}
     accepted = [r for r in rows if r.refused is None and (sessions is None or r.session in sessions)]
-    return pricing.total_cost([r.prediction for r in accepted], model,
+    cost = pricing.total_cost([r.prediction for r in accepted], model,
                               output_tokens=[outputs[r.seq] for r in accepted])
+    if listed.output is None:
+        cost = replace(cost, notes=cost.notes + (no_output_price(listed),))
+    return cost
+
+
+def no_output_price(listed: pricing.ModelPrice) -> str:
+    return f"No output price recorded for {listed.name}: output tokens are not priced."
 
 
 def _price_recorded(b: Bill, listed: pricing.ModelPrice, sessions: list[str] | None = None) -> CostBreakdown:
@@ -501,7 +512,7 @@ def _price_recorded(b: Bill, listed: pricing.ModelPrice, sessions: list[str] | N
              "the provider's tokenizer and cache would count differently (a recording can be replayed under the "
              "provider's rule: --rule " + listed.rule + ")."]
     if listed.output is None:
-        notes.append(f"No output price recorded for {listed.name}: output tokens are not priced.")
+        notes.append(no_output_price(listed))
     return CostBreakdown(listed.model, tuple(Term(n, k, b_, m) for (n, b_, m), k in summed.items()),
                          listed.source, tuple(notes))
 
@@ -600,7 +611,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("path", type=Path, help="a session file (.jsonl) or a recording directory")
     parser.add_argument("--model", action="append", help="price the bill at this model's list prices (data/prices/), "
                         "e.g. claude-sonnet-5-5; give it again to price at several (Anthropic and OpenAI side by side)")
-    parser.add_argument("--rule", help="whose cache counts the tokens: 'recorded' (as the server reported them) or "
+    parser.add_argument("--rule", choices=(RECORDED, *rules.RULES), help="whose cache counts the tokens: 'recorded' (as the server reported them) or "
                                        "the provider's rule (anthropic, openai, openai-breakpoints; recordings only). "
                                        "Default: the model's rule for a recording, 'recorded' for a session file")
     parser.add_argument("--no-requests", action="store_true", help="leave out the per-request table")
