@@ -12,7 +12,7 @@ What is compared: every output, figures included. A plotly figure is stored as
 ``application/vnd.plotly.v1+json`` (a dict) and as ``text/html`` (the same figure JSON inside
 a ``<script>``). Both are compared after removing only what plotly generates and what
 changes with the plotly version: ``layout.template`` (and its copy inside the HTML), trace
-``uid`` s, and the hash part of the figure's div id (a hash of the figure, template included).
+``uid`` s, and the figure's div id (a hash of the figure, template included, and a per-kernel counter).
 Every plotted number (x, y, text, customdata, binary ``bdata`` arrays), every label and
 the rest of the layout are compared. ``application/javascript`` is not compared (loader glue).
 ``scripts/count_compared_outputs.py`` counts what is compared.
@@ -49,8 +49,9 @@ SKIP_MIME_TYPES = ("application/javascript",)
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 # The figure's div id is a hash of the whole figure dict, template included (plotly_setup.py):
-# it changes with the plotly version, so only its hash part is replaced; the counter stays.
-_DIV_ID = re.compile(r"fig-[0-9a-f]{12}-(\d+)")
+# it changes with the plotly version; its counter counts the figures the kernel rendered so far
+# (another cell drawing one more changes it). Both are replaced.
+_DIV_ID = re.compile(r"fig-[0-9a-f]{12}-\d+")
 _TEMPLATE_KEY = '"template":'
 _DECODER = json.JSONDecoder()
 
@@ -102,7 +103,7 @@ def sanitize_html(html: str) -> str:
     """The same minimal cut for a figure's HTML: its div id hash, and the figure JSON inside
     ``Plotly.newPlot(id, data, layout, config)`` sanitised as :func:`sanitize_plotly_json`
     does (decoded as JSON, not cut by regex, so nothing else is removed)."""
-    html = _DIV_ID.sub(r"fig-ID-\1", html)
+    html = _DIV_ID.sub("fig-ID", html)
     start = html.find(_NEW_PLOT)
     if start == -1:
         return html
