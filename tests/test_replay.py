@@ -73,10 +73,16 @@ def pinned_to_git_problems(agent: dict) -> list[str]:
     if head is None:
         return []
     problems = []
-    if agent.get("source_commit") != head:
-        problems.append(f"source_commit {agent.get('source_commit')} is not HEAD {head}")
+    # the commit may have moved on while the tests ran (a commit elsewhere): the tree is what must match
+    try:
+        at_commit = git("rev-parse", f"{agent.get('source_commit')}:miniagent")
+    except subprocess.CalledProcessError:
+        at_commit = None
+        problems.append(f"source_commit {agent.get('source_commit')} is not in this repository")
     if agent.get("source_tree") != git("rev-parse", "HEAD:miniagent"):
         problems.append(f"source_tree {agent.get('source_tree')} is not git's tree of miniagent/ at HEAD")
+    elif at_commit is not None and at_commit != agent["source_tree"]:
+        problems.append(f"source_commit {agent['source_commit'][:12]} holds another miniagent tree")
     if agent.get("source_tree_basis") == "source_sha256" and agent.get("source_sha256") != tree_hash_of_files("HEAD"):
         problems.append("source_sha256 is not the hash of the files of HEAD's miniagent tree")
     return problems
@@ -190,7 +196,7 @@ def test_a_replay_provenance_naming_another_tree_is_caught():
     today = agent_provenance()
     assert pinned_to_git_problems(today) == []
     assert any("is not git's tree" in p for p in pinned_to_git_problems({**today, "source_tree": "0" * 40}))
-    assert any("is not HEAD" in p for p in pinned_to_git_problems({**today, "source_commit": "f" * 40}))
+    assert any("not in this repository" in p for p in pinned_to_git_problems({**today, "source_commit": "f" * 40}))
     wrong_hash = {**today, "source_sha256": "0" * 64, "source_tree_basis": "source_sha256"}
     assert any("not the hash" in p for p in pinned_to_git_problems(wrong_hash))
 
