@@ -149,3 +149,19 @@ def test_anthropic_a_hit_found_by_lookback_refreshes_that_entry():
     r2 = build([("a", "system", a), ("c", "message", c)], t=450)
     rows = anthropic([r0, r1, r2], **SONNET)
     assert [p.read for p in rows] == [0, 1200, 1200]
+
+
+def test_openai_24h_retention_max_age_is_one_day():
+    base = toks(1, 2048)
+    resends = [Request(base, t=float(t)) for t in range(0, 86_001, 1500)]   # idle 1,500 s < 1,800 s
+    assert openai(resends + [Request(base, t=86_399.0)], retention="24h")[-1].read == 1920
+    assert openai(resends + [Request(base, t=86_400.0)], retention="24h")[-1].read == 0
+
+
+def test_openai_config_accepts_the_smallest_values_and_refuses_zero():
+    from prefixlab.cache.rules.openai import OpenAIConfig
+
+    OpenAIConfig(min_tokens=1, step=1, idle_ttl=0.5, max_age=0.5)
+    for bad in (dict(min_tokens=0), dict(step=0), dict(idle_ttl=0.0), dict(max_age=0.0)):
+        with pytest.raises(ValueError):
+            OpenAIConfig(**bad)
