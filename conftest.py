@@ -25,5 +25,5 @@ def pytest_unconfigure(config):
         _shared_server.stop()
         os.environ.pop("PREFIXLAB_SERVER_URL", None)
 
-# nbval: don't compare figure HTML / plotly JSON (their text/plain is still compared).
-from prefixlab.presenting.book.nbval_hooks import pytest_collectstart  # noqa: E402,F401
+# nbval: compare figures too (plotly JSON and HTML, minus plotly's template and generated ids).
+from prefixlab.presenting.book.nbval_hooks import pytest_collectstart, pytest_itemcollected  # noqa: E402,F401

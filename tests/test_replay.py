@@ -37,18 +37,55 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import time
 
 import pytest
 import helpers
 from fake_server import FakeChatServer
+from test_agent_provenance import git, provenance_problems, tree_hash_of_files
 
 from prefixlab.paths import RECORDINGS
-from prefixlab.recording.agent_source import agent_provenance
 from prefixlab.recording.format import find_recordings, load
 
 SHIPPED = find_recordings(RECORDINGS)
 CANNOT_REPLAY: dict[str, str] = {}  # recording name -> why it cannot be replayed (each becomes an xfail)
+
+
+def _git_head() -> str | None:
+    try:
+        return git("rev-parse", "HEAD")
+    except (OSError, subprocess.CalledProcessError):
+        return None  # not a git checkout (a downloaded copy): no tree a reader could look up
+
+
+def _full_history() -> bool:
+    try:
+        return git("rev-parse", "--is-shallow-repository") == "false"
+    except (OSError, subprocess.CalledProcessError):
+        return False
+
+
+def pinned_to_git_problems(agent: dict) -> list[str]:
+    """What the replay's own provenance.agent gets wrong, asked of git by this test (not of the
+    function that wrote it): HEAD, HEAD's miniagent tree, and that tree's files hashed here."""
+    head = _git_head()
+    if head is None:
+        return []
+    problems = []
+    # the commit may have moved on while the tests ran (a commit elsewhere): the tree is what must match
+    try:
+        at_commit = git("rev-parse", f"{agent.get('source_commit')}:miniagent")
+    except subprocess.CalledProcessError:
+        at_commit = None
+        problems.append(f"source_commit {agent.get('source_commit')} is not in this repository")
+    if agent.get("source_tree") != git("rev-parse", "HEAD:miniagent"):
+        problems.append(f"source_tree {agent.get('source_tree')} is not git's tree of miniagent/ at HEAD")
+    elif at_commit is not None and at_commit != agent["source_tree"]:
+        problems.append(f"source_commit {agent['source_commit'][:12]} holds another miniagent tree")
+    if agent.get("source_tree_basis") == "source_sha256" and agent.get("source_sha256") != tree_hash_of_files("HEAD"):
+        problems.append("source_sha256 is not the hash of the files of HEAD's miniagent tree")
+    return problems
 
 
 def recorder_for(recording, out, connect, restart, log):
@@ -143,8 +180,25 @@ def test_todays_code_sends_every_recorded_request_byte_for_byte(path, tmp_path, 
     assert len(received) == len(recording.calls), (
         f"{path.name}: today's code sent {len(received)} requests, the recording has {len(recording.calls)}")
     assert without_ids(manifest) == without_ids(recording.manifest)
-    assert manifest["provenance"]["agent"] == agent_provenance()
+    # provenance a reader can check: the recording's tree is in git history, and the replay's own
+    # manifest names HEAD's miniagent tree (both asked of git here)
+    if _full_history():
+        rel = (path / "manifest.json").relative_to(RECORDINGS.parent.parent).as_posix()
+        assert provenance_problems(rel, recording.manifest["provenance"]["agent"]) == []
+    assert pinned_to_git_problems(manifest["provenance"]["agent"]) == []
     print(f"{path.name}: {len(received)} requests replayed in {seconds:.1f} s")
+
+
+@pytest.mark.skipif(_git_head() is None, reason="not a git checkout: no tree to look up")
+def test_a_replay_provenance_naming_another_tree_is_caught():
+    from prefixlab.recording.agent_source import agent_provenance
+
+    today = agent_provenance()
+    assert pinned_to_git_problems(today) == []
+    assert any("is not git's tree" in p for p in pinned_to_git_problems({**today, "source_tree": "0" * 40}))
+    assert any("not in this repository" in p for p in pinned_to_git_problems({**today, "source_commit": "f" * 40}))
+    wrong_hash = {**today, "source_sha256": "0" * 64, "source_tree_basis": "source_sha256"}
+    assert any("not the hash" in p for p in pinned_to_git_problems(wrong_hash))
 
 
 def test_every_shipped_recording_is_replayed_and_names_its_miniagent():

@@ -11,11 +11,22 @@ separators, so moving text from one file to another changes the hash too. It has
 that is imported, i.e. the code that is running. ``tests/test_replay.py`` proves that today's code
 still sends every shipped recording's requests byte for byte.
 
+A hash alone cannot be looked up, so the provenance also pins the code to git (when the package
+lives in a git checkout)::
+
+    "source_tree": "<git tree hash of miniagent/ at HEAD>", "source_commit": "<HEAD>",
+    "source_tree_basis": "source_sha256"   # miniagent/ had no uncommitted change: the tree is the code
+                       | "uncommitted"     # it had: the tree is HEAD's, the running code differs
+
+A reader checks it with ``git rev-parse <source_commit>:miniagent``; tests/test_agent_provenance.py
+does so for every shipped recording (scripts/pin_agent_source.py pinned the older ones).
+
     python -m prefixlab.recording.agent_source        # the hash of the miniagent imported here
 """
 from __future__ import annotations
 
 import hashlib
+import subprocess
 from pathlib import Path
 
 import miniagent
@@ -40,10 +51,30 @@ def source_sha256(package_dir: Path | None = None) -> str:
     return digest.hexdigest()
 
 
+def git_source(package_dir: Path | None = None) -> dict:
+    """``source_tree``/``source_commit``/``source_tree_basis`` of the package's git checkout, or {}
+    when it is not in one (an installed copy): then only the hash is recorded."""
+    package_dir = Path(miniagent.__file__).resolve().parent if package_dir is None else package_dir
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=package_dir.parent, check=True, capture_output=True,
+                              text=True, timeout=30).stdout.strip()
+
+    try:
+        commit = git("rev-parse", "HEAD")
+        tree = git("rev-parse", f"HEAD:{package_dir.name}")
+        dirty = git("status", "--porcelain", "--untracked-files=all", "--", package_dir.name)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    changed = any(line.endswith(".py") for line in dirty.splitlines())
+    return {"source_tree": tree, "source_commit": commit,
+            "source_tree_basis": "uncommitted" if changed else "source_sha256"}
+
+
 def agent_provenance(package_dir: Path | None = None) -> dict:
     """The ``provenance.agent`` part of a recording's manifest."""
     return {"package": PACKAGE, "source_sha256": source_sha256(package_dir),
-            "files": len(source_files(package_dir))}
+            "files": len(source_files(package_dir)), **git_source(package_dir)}
 
 
 if __name__ == "__main__":

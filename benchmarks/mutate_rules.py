@@ -1,0 +1,153 @@
+"""Mutation test for a cache rule module: which small wrong versions of the rule do the tests miss?
+
+    .venv/bin/python benchmarks/mutate_rules.py prefixlab/cache/rules/llamacpp.py \\
+        tests/test_rules_llamacpp*.py tests/test_shipped_recordings.py
+    .venv/bin/python benchmarks/mutate_rules.py prefixlab/cache/rules/anthropic.py tests/test_rules_anthropic*.py
+
+mutmut-style, with no extra dependency: each mutant changes one site of the module's AST —
+a comparison operator (``<`` ↔ ``<=``, ``>`` ↔ ``>=``, ``==`` ↔ ``!=``), an arithmetic operator
+(``+`` ↔ ``-``, ``*`` ↔ ``/``), ``and`` ↔ ``or``, a number constant (n → n+1), a call to ``f32``
+dropped (the float32 rounding), ``pop(0)`` ↔ ``pop()`` (evict oldest/newest), ``[0]`` ↔ ``[-1]``,
+a ``sorted``/``min``/``max`` swapped. It is applied to a temporary copy of the repository (the
+worktree is never touched) and the given tests run there; a mutant survives when they all pass.
+A benchmark, not a CI step: it runs the tests once per mutant (minutes). ``--list`` prints the
+mutants without running them; ``--only N,M`` runs some.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COPIED = ("prefixlab", "miniagent", "tests", "chapters", "conftest.py", "pyproject.toml")
+LINKED = ("data", "labs", "book")
+
+COMPARE_SWAP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
+                ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+BINOP_SWAP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
+CALL_SWAP = {"min": "max", "max": "min"}
+
+
+def sites(tree: ast.AST):
+    """(description, node path) of every mutation site, in source order."""
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Compare):
+            for i, op in enumerate(node.ops):
+                if type(op) in COMPARE_SWAP:
+                    yield line, f"{type(op).__name__} -> {COMPARE_SWAP[type(op)].__name__}", ("cmp", node, i)
+        elif isinstance(node, ast.BinOp) and type(node.op) in BINOP_SWAP:
+            yield line, f"{type(node.op).__name__} -> {BINOP_SWAP[type(node.op)].__name__}", ("bin", node, 0)
+        elif isinstance(node, ast.BoolOp):
+            yield line, f"{type(node.op).__name__} -> {'Or' if isinstance(node.op, ast.And) else 'And'}", ("bool", node, 0)
+        elif isinstance(node, ast.Constant) and type(node.value) in (int, float) and not isinstance(node.value, bool):
+            yield line, f"constant {node.value!r} -> {node.value + 1!r}", ("const", node, 0)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "f32" and len(node.args) == 1:
+                yield line, "f32(x) -> x (no float32 rounding)", ("f32", node, 0)
+            elif node.func.id in CALL_SWAP:
+                yield line, f"{node.func.id} -> {CALL_SWAP[node.func.id]}", ("call", node, 0)
+            elif node.func.id == "sorted":
+                yield line, "sorted(...) -> sorted(..., reverse=True)", ("sorted", node, 0)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop"
+              and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0):
+            yield line, "pop(0) -> pop() (newest instead of oldest)", ("pop", node, 0)
+        elif (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+              and node.slice.value == 0):
+            yield line, "[0] -> [-1]", ("sub", node, 0)
+
+
+class _Apply(ast.NodeTransformer):
+    def __init__(self, target, kind, index):
+        self.target, self.kind, self.index = target, kind, index
+
+    def visit(self, node):
+        if node is not self.target:
+            return self.generic_visit(node)
+        k = self.kind
+        if k == "cmp":
+            node.ops[self.index] = COMPARE_SWAP[type(node.ops[self.index])]()
+        elif k == "bin":
+            node.op = BINOP_SWAP[type(node.op)]()
+        elif k == "bool":
+            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        elif k == "const":
+            node.value = node.value + 1
+        elif k == "f32":
+            return node.args[0]
+        elif k == "call":
+            node.func.id = CALL_SWAP[node.func.id]
+        elif k == "sorted":
+            node.keywords.append(ast.keyword("reverse", ast.Constant(True)))
+        elif k == "pop":
+            node.args = []
+        elif k == "sub":
+            node.slice = ast.Constant(-1)
+        return node
+
+
+def mutants(source: str):
+    tree = ast.parse(source)
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body
+                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    found = sorted(((line, desc, site) for line, desc, site in sites(tree) if id(site[1]) not in docstrings),
+                   key=lambda x: x[0])
+    for n, (line, desc, (kind, node, index)) in enumerate(found):
+        mutated = copy.deepcopy(tree)
+        # find the same node in the copy by walking both trees in step
+        twin = next(b for a, b in zip(ast.walk(tree), ast.walk(mutated)) if a is node)
+        mutated = ast.fix_missing_locations(_Apply(twin, kind, index).visit(mutated))
+        yield n, line, desc, ast.unparse(mutated)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("module", help="the rule module, e.g. prefixlab/cache/rules/llamacpp.py")
+    parser.add_argument("tests", nargs="+", help="the tests that should kill its mutants")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--only", default="", help="comma-separated mutant numbers")
+    args = parser.parse_args()
+    module = Path(args.module)
+    source = (ROOT / module).read_text(encoding="utf-8")
+    chosen = {int(x) for x in args.only.split(",") if x}
+    todo = [m for m in mutants(source) if not chosen or m[0] in chosen]
+    if args.list:
+        for n, line, desc, _ in todo:
+            print(f"{n:3d}  {module}:{line}  {desc}")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="mutate-") as tmp:
+        work = Path(tmp)
+        for name in COPIED:
+            src = ROOT / name
+            if src.is_dir():
+                shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            elif src.exists():
+                shutil.copy2(src, work / name)
+        for name in LINKED:
+            if (ROOT / name).exists():
+                (work / name).symlink_to(ROOT / name)
+        target = work / module
+        survivors = []
+        for n, line, desc, mutated in todo:
+            target.write_text(mutated, encoding="utf-8")
+            result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                                     "-m", "not server", *args.tests], cwd=work, capture_output=True, text=True)
+            killed = result.returncode != 0
+            print(f"{n:3d}  {module}:{line}  {desc}: {'killed' if killed else 'SURVIVED'}", flush=True)
+            if not killed:
+                survivors.append((n, line, desc))
+        target.write_text(source, encoding="utf-8")
+    print(f"{len(todo) - len(survivors)} of {len(todo)} mutants killed; {len(survivors)} survived")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

