@@ -21,8 +21,8 @@ How we model it over token ids:
 - ``interval`` (ours: None = off, because DeepSeek does not publish the number): with a value, every
   multiple of it inside the prompt is a unit as well.
 
-Choices where the page is silent (ours): a unit is never dropped (the page names no lifetime; the disk
-cache is cleared "within hours to days" on older copies of the page, not modelled); the read is capped at
+Choices where the page is silent (ours): a unit is never dropped by default (the page names no lifetime;
+``ttl`` in seconds after the unit's last write or hit is a parameter); the read is capped at
 ``len(prompt) - 1`` like every engine we can read; ``write`` is 0 (DeepSeek bills no write: a miss
 costs the miss price, a hit the hit price; https://api-docs.deepseek.com/quick_start/pricing).
 Usage fields: ``prompt_cache_hit_tokens`` + ``prompt_cache_miss_tokens`` = ``prompt_tokens``.
@@ -50,8 +50,11 @@ class DeepSeekConfig(Settings):
     interval: int | None = None        # fixed-interval units inside long inputs; unpublished, so off by default
     keep_output_unit: bool = True      # store prompt + generated as a unit (end of the model output)
     detect_common_prefix: bool = True  # store the common prefix with earlier requests as a unit
+    ttl: float | None = None           # seconds a unit lives after its last write or hit; unpublished: None = forever
 
     def __post_init__(self):
+        if self.ttl is not None and self.ttl <= 0:
+            raise ValueError(f"ttl must be > 0 seconds or None, got {self.ttl!r}")
         if self.interval is not None and (isinstance(self.interval, bool) or self.interval < 1):
             raise ValueError(f"interval must be a whole number of tokens >= 1 or None, got {self.interval!r}")
 
@@ -60,12 +63,16 @@ class DeepSeekCache:
     def __init__(self, config: DeepSeekConfig | None = None):
         self.config = config or DeepSeekConfig()
         self.units: dict[tuple[int, ...], str] = {}  # unit -> where it came from
+        self.used: dict[tuple[int, ...], float] = {}  # unit -> last write or hit
         self._n = 0
         self._clock = Clock()
 
     def step(self, request: Request) -> Prediction:
         self._clock.advance(request.t)
         cfg, tokens, n = self.config, request.tokens, len(request)
+        if cfg.ttl is not None:
+            self.units = {u: o for u, o in self.units.items() if request.t - self.used[u] < cfg.ttl}
+            self.used = {u: self.used[u] for u in self.units}
         read, matched, longest = 0, None, 0
         for unit, origin in self.units.items():
             longest = max(longest, common_prefix(unit, tokens))
@@ -80,8 +87,11 @@ class DeepSeekCache:
         if cfg.interval:
             for end in range(cfg.interval, n, cfg.interval):
                 new[tokens[:end]] = f"interval unit of {label}"
+        if read:
+            self.used[tokens[:read]] = request.t  # a hit keeps its unit alive
         for unit, origin in new.items():
             self.units.setdefault(unit, origin)
+            self.used[unit] = request.t
         self._n += 1
         notes = ()
         if longest > read:
