@@ -36,6 +36,9 @@ A3 the workspace
                      own process group, killed whole at the timeout with whatever left
                      the group, its output capped while read, secrets kept out of its
                      environment -> Workspace.resolve, Workspace.run_command, command_env
+  sandbox.py         opt-in (--sandbox bwrap): each command inside bubblewrap: workspace
+                     writable, the rest read-only, no network, its own /proc, a cleared
+                     environment (the agent's key out of reach) -> Bwrap
   approval.py        A3·2: ask / auto / never and an allow-list decide whether a call that
                      changes something runs; a refusal is the call's result -> Approval
 

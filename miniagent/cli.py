@@ -17,6 +17,7 @@ from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
 from .model import ChatModel, ModelError
 from .modes import MODES, for_mode
 from .prompt import BASE_PROMPT
+from .sandbox import SANDBOXES, Bwrap
 from .session import Session, SessionFileError, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
@@ -98,6 +99,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="token budget of the whole task: stop before the next call once the calls so far used "
                         "TOKENS (prompt + completion, as the server reports them) (default: no budget)")
     p.add_argument("--timeout", type=positive_seconds, default=COMMAND_TIMEOUT, help="run_command timeout in seconds")
+    p.add_argument("--sandbox", choices=SANDBOXES,
+                   help="run every command inside a sandbox: bwrap = bubblewrap (Linux; workspace writable, rest "
+                        "read-only, no network, fresh /proc, cleared environment; sandbox.py) (default: none)")
     p.add_argument("--request-timeout", type=positive_seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
                    help="how long to wait for the model server's answer to one request; a request that "
                         "times out is not sent again (default: %(default)s)")
@@ -128,7 +132,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     try:
         task = read_task(args.task)
-        workspace = Workspace(args.workspace, command_timeout=args.timeout)
+        wrapper = Bwrap() if args.sandbox == "bwrap" else None  # no bwrap here: an error, never a silent fallback
+        workspace = Workspace(args.workspace, command_timeout=args.timeout, command_wrapper=wrapper)
         memory = MemoryStore(args.memory or default_memory_path(workspace.root), args.memory_limit)
         session_path = args.session or HOME / "sessions" / time.strftime("%Y%m%d-%H%M%S.jsonl")
         if problem := shipped_data_problem(session_path, args.fork):

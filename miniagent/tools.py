@@ -172,8 +172,11 @@ def cap(text: str, limit: int = OUTPUT_LIMIT) -> str:
 
 
 class Workspace:
-    def __init__(self, root: Path | str, command_timeout: float = COMMAND_TIMEOUT):
+    def __init__(self, root: Path | str, command_timeout: float = COMMAND_TIMEOUT, command_wrapper=None):
         self.root = Path(root).resolve()
+        # None: a command runs with `sh -c` as we are. A sandbox.Bwrap: run_command runs the argument list
+        # command_wrapper(root, command, run_id) instead (--sandbox bwrap; the same timeout, kill and cap).
+        self.command_wrapper = command_wrapper
         if not self.root.is_dir():
             raise ToolError(f"workspace {self.root} is not a directory")
         self.command_timeout = check_timeout(command_timeout)
@@ -251,7 +254,8 @@ class Workspace:
     def run_command(self, command: str) -> str:
         # Its own session and process group: at the timeout we kill the command and all it started.
         run_id = secrets.token_hex(8)
-        proc = subprocess.Popen(command, shell=True, cwd=self.root, stdin=subprocess.DEVNULL,
+        wrapped = self.command_wrapper and self.command_wrapper(self.root, command, run_id)
+        proc = subprocess.Popen(wrapped or command, shell=not wrapped, cwd=self.root, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
                                 env=command_env(run_id))
         deadline = time.monotonic() + self.command_timeout

@@ -132,3 +132,32 @@ def test_only_the_search_page_loads_the_search_index(build):
     for page in pages(build):
         loads = "searchindex.js" in page.read_text(encoding="utf-8")
         assert loads == (page.name == "search.html"), page.relative_to(build)
+
+
+def visible_text(html: str) -> str:
+    """The page without scripts, styles and embedded figure JSON: what a reader reads."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.S | re.I)
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_no_raw_glue_reference_in_built_pages(build):
+    # A glue role MyST did not resolve (e.g. wrapped in backticks) shows up as literal "{glue".
+    bad = [f"{p.relative_to(build)}: …{m.group(0)}…" for p in pages(build)
+           for m in re.finditer(r".{0,30}\{glue.{0,30}", visible_text(p.read_text(encoding="utf-8")))]
+    assert not bad, "raw glue references:\n" + "\n".join(bad)
+
+
+MATH = re.compile(r'<(span|div) class="math notranslate[^"]*">(.*?)</\1>', re.S)
+
+
+@pytest.mark.parametrize("build", built(), ids=lambda b: b.relative_to(REPO_ROOT).as_posix())
+def test_no_prose_parsed_as_maths(build):
+    # dollarmath turns "$5.00 … $0.50" into a formula: Chinese or a role inside one means prose was eaten.
+    bad = []
+    for p in pages(build):
+        for m in MATH.finditer(p.read_text(encoding="utf-8")):
+            body = re.sub(r"\\text\{[^}]*\}", " ", m.group(2))   # Chinese inside \text{} is meant
+            if re.search(r"[\u4e00-\u9fff]|glue|\{[a-z]+:", body):
+                bad.append(f"{p.relative_to(build)}: {body[:80]!r}")
+    assert not bad, "prose parsed as maths:\n" + "\n".join(bad)

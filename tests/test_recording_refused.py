@@ -125,3 +125,24 @@ def test_compare_sees_a_refusal_that_became_an_answer(copy):
                                                               {"cached_tokens": 1535}}}) or e.pop("error"))
     diff, = compare.compare(load(SHIPPED), load(copy))
     assert "2070/refused (request (2070 tokens)" in diff and diff.endswith("vs 2070/1535")
+
+
+def test_one_thread_announces_the_wait_while_recording(capfd):
+    """The recorder's own announcer (to its log) is the only one: miniagent's stderr line is off."""
+    import time
+
+    answer = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+              "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}
+
+    def slowly(body):
+        time.sleep(0.35)
+        return 200, answer
+
+    lines = []
+    with FakeChatServer(slowly) as server:
+        model = RecordingChatModel(server.url, "local", log=lines.append, progress_every=0.1)
+        assert model.chat.progress is None
+        model.chat.progress_every = 0.05  # were it on, miniagent's line would show on stderr
+        model.complete([{"role": "user", "content": "hi"}], max_tokens=1, temperature=0)
+    assert lines and all("waiting for the server" in line for line in lines)
+    assert "waiting" not in capfd.readouterr().err

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniagent.tools import ToolError, Workspace
+from prefixlab.paths import REPO_ROOT
 
 PROBE = "A3_PROBE"
 FAKE_SECRET = ("OPENAI_API_KEY", "sk-course-demo-not-a-real-key")
@@ -94,10 +95,10 @@ def probed(probe: str) -> list[int]:
     return found
 
 
-def clean_up(probe: str) -> None:
-    """Kill whatever a case left running (again, in case one forked meanwhile)."""
-    for _ in range(10):
-        pids = probed(probe)
+def kill_until_gone(find, rounds: int) -> None:
+    """Kill what find() lists, and look again: a process may have forked meanwhile."""
+    for _ in range(rounds):
+        pids = find()
         if not pids:
             return
         for pid in pids:
@@ -106,6 +107,11 @@ def clean_up(probe: str) -> None:
             except ProcessLookupError:
                 pass
         time.sleep(0.05)
+
+
+def clean_up(probe: str) -> None:
+    """Kill whatever a case left running."""
+    kill_until_gone(lambda: probed(probe), rounds=10)
 
 
 @contextmanager
@@ -230,3 +236,141 @@ def path_attempts() -> list[PathAttempt]:
                 outcome, message = try_path(root, path, way)
                 out.append(PathAttempt(case, path.replace(tmp, "<tmp>"), way, outcome, message.replace(tmp, "<tmp>")))
         return out
+
+
+# -- every escape, three ways: naive subprocess.run, miniagent's boundary, miniagent inside bwrap ------------
+
+ESCAPE_WAYS = ("subprocess.run", "miniagent", "miniagent + bwrap")
+ESCAPES = {
+    # name: the command (filled in with the layout's paths); what "escaped" means is in escaped() below
+    "path ..": "cat ../secret.txt",
+    "absolute path": "cat {base}/secret.txt",
+    "symlink": "cat docs/secret.txt",
+    # the sandbox's / is read-only, not hidden: reading outside the workspace still works
+    "read elsewhere (/etc/passwd)": "head -n 1 /etc/passwd",
+    "write outside": "echo overwritten > {base}/notes.txt",
+    "secret in the environment": 'echo "key=$OPENAI_API_KEY"',
+    "secret via /proc/$PPID/environ": "tr '\\0' '\\n' < /proc/$PPID/environ | grep OPENAI_API_KEY",
+    "network to 127.0.0.1": "bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}' && echo CONNECTED",
+    "background process": "sleep {mark} > /dev/null 2>&1 & echo started",
+    # depth 4: at most 31 shells and 31 sleeps, whatever the limits; ulimit caps the processes as well
+    "fork bomb (bounded)": ("ulimit -p {nproc} 2>/dev/null || ulimit -u {nproc}; "
+                            "b() {{ if [ $1 -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; sleep {mark}; }}; b 4"),
+}
+
+
+@dataclass(frozen=True)
+class EscapeRun:
+    escape: str
+    way: str
+    verdict: str   # "escaped" | "stopped" | "unavailable"
+    detail: str    # what showed it (output's start, processes left, or why the way is unavailable)
+
+
+def own_process_count() -> int:
+    """Processes of our user now (RLIMIT_NPROC counts all of them, not just the command's)."""
+    uid, count = os.getuid(), 0
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            count += entry.stat().st_uid == uid
+        except OSError:
+            continue
+    return count
+
+
+def by_cmdline(mark: str) -> list[int]:
+    """Processes whose command line holds ``mark`` (the sandbox clears the environment, so no probe variable)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if mark.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return [pid for pid in found if pid != os.getpid()]
+
+
+def kill_by_cmdline(mark: str) -> None:
+    kill_until_gone(lambda: by_cmdline(mark), rounds=20)
+
+
+def run_escape(escape: str, way: str, timeout: float = 1.0) -> EscapeRun:
+    """One escape one way, in a fresh temporary layout; whatever it leaves running is killed afterwards."""
+    import socket
+
+    from miniagent.sandbox import Bwrap
+    try:
+        wrapper = Bwrap() if way == "miniagent + bwrap" else None
+    except ToolError as err:
+        return EscapeRun(escape, way, "unavailable", str(err))
+    mark = f"600.{secrets.randbelow(10**6):06d}"  # `sleep 600.xxxxxx`: findable by its command line
+    with tempfile.TemporaryDirectory() as tmp, socket.socket() as server:
+        base = Path(tmp)
+        ws, _ = make_layout(base)
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        command = ESCAPES[escape].format(base=base, port=server.getsockname()[1], mark=mark,
+                                         nproc=own_process_count() + 100)
+        try:
+            if way == "subprocess.run":
+                text = naive_run(command, ws, timeout).decode("utf-8", "replace")
+            else:
+                text = Workspace(ws, command_timeout=timeout, command_wrapper=wrapper).run_command(command)
+            time.sleep(0.1)  # let a dying namespace go
+            left = len(by_cmdline(mark))
+            notes = (base / "notes.txt").read_text(encoding="utf-8") if (base / "notes.txt").exists() else ""
+        finally:
+            kill_by_cmdline(mark)
+    escaped = {
+        "write outside": notes == "overwritten\n",
+        "network to 127.0.0.1": "CONNECTED" in text,
+        "background process": left > 0,
+        "fork bomb (bounded)": left > 0,
+        "read elsewhere (/etc/passwd)": "root:" in text,
+    }.get(escape, "hunter2" in text or FAKE_SECRET[1] in text)
+    detail = f"{left} processes left" if escape in ("background process", "fork bomb (bounded)") else \
+        text.strip().splitlines()[0][:80] if text.strip() else "(no output)"
+    return EscapeRun(escape, way, "escaped" if escaped else "stopped", detail.replace(tmp, "<tmp>"))
+
+
+def escape_rows(timeout: float = 1.0) -> list[EscapeRun]:
+    return [run_escape(escape, way, timeout) for escape in ESCAPES for way in ESCAPE_WAYS]
+
+
+def escape_table_as_agent(timeout: float = 1.0) -> list[EscapeRun]:
+    """``escape_rows`` in a fresh Python process started with the fake key in its environment, as an agent is.
+
+    A process's /proc/PID/environ shows the environment it was started with: setting the key in this
+    (notebook) process now would not put it there, so the agent must be a process of its own.
+    """
+    import json
+    import sys
+    repo = REPO_ROOT
+    env = dict(os.environ, **{FAKE_SECRET[0]: FAKE_SECRET[1]},
+               PYTHONPATH=os.pathsep.join(filter(None, [str(repo), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "chapters.a3.escapes", str(timeout)], env=env, cwd=repo,
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"the escape table could not be computed: {done.stderr.strip()[-500:]}")
+    return [EscapeRun(**row) for row in json.loads(done.stdout)]
+
+
+if __name__ == "__main__":  # python -m chapters.a3.escapes [TIMEOUT]: the escape table as JSON
+    import json
+    import sys
+    from dataclasses import asdict
+    rows = escape_rows(float(sys.argv[1]) if len(sys.argv) > 1 else 1.0)
+    print(json.dumps([asdict(r) for r in rows], ensure_ascii=False))
+
+
+def key_readable_after_pop() -> bool:
+    """Does /proc/$PPID/environ still show the key after the agent pops it from os.environ? (it does)"""
+    import sys
+    script = ("import os; from miniagent.tools import Workspace; os.environ.pop('OPENAI_API_KEY'); "
+              "print(Workspace('.').run_command(\"tr '\\\\0' '\\\\n' < /proc/$PPID/environ\"))")
+    repo = REPO_ROOT
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, **{FAKE_SECRET[0]: FAKE_SECRET[1]}, PYTHONPATH=str(repo))
+        done = subprocess.run([sys.executable, "-c", script], cwd=tmp, env=env, capture_output=True, text=True,
+                              timeout=60)
+    return FAKE_SECRET[1] in done.stdout

@@ -124,3 +124,9 @@ def prompt_token_ids(template_text: str, tokenizer, messages: list[dict],
     ``len(prompt_token_ids(...))`` is the request's ``usage.prompt_tokens``.
     """
     return text_token_ids(tokenizer, render_chat(template_text, messages, tools, **render_options))
+
+
+def exact_counter(tools: list[dict]):
+    """Count a request's tokens as the server will: its chat template, its tokenizer, the tools."""
+    template, tokenizer = load_template(), load_tokenizer()
+    return lambda messages: len(prompt_token_ids(template, tokenizer, messages, tools))

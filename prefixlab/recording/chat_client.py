@@ -56,7 +56,9 @@ class RecordingChatModel:
         self.timeout = TIMEOUT if timeout is None else timeout
         self.progress_every = PROGRESS_EVERY if progress_every is None else progress_every
         self.base_url, self.log = base_url, log
-        self.chat = ChatModel(base_url, model, timeout=self.timeout, max_retries=0)
+        # progress=None: this class announces the wait itself (to ``log``); miniagent's own
+        # announcer would be a second thread printing the same wait to stderr.
+        self.chat = ChatModel(base_url, model, timeout=self.timeout, max_retries=0, progress=None)
 
     def complete(self, messages: list[dict], tools: list[dict] | None = None, **params) -> ModelReply:
         answered = threading.Event()

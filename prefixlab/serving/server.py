@@ -85,6 +85,7 @@ from typing import Callable, Iterator, Sequence
 from prefixlab.paths import CHAT_TEMPLATE
 
 from . import models
+from .models import sha256_file  # noqa: F401 (callers import it from here)
 from .client import ServerClient
 
 # --- pins ----------------------------------------------------------------------------------
@@ -191,12 +192,6 @@ def cache_dir() -> Path:
     return Path(os.environ.get("PREFIXLAB_CACHE") or Path.home() / ".cache" / "prefixlab")
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def format_seconds(seconds: float) -> str:

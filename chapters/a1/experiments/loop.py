@@ -34,7 +34,7 @@ from chapters.a1.agent import NoTools, four_tools
 from chapters.a1.paths import A1_SCRIPT
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A1"
@@ -61,6 +61,7 @@ class LoopRecorder(Recorder):
     script_file = A1_SCRIPT
     repository = Repository(TOY_REPO)
     variants = ("naive", "loop", "long", "long-no-cache", "runaway-rounds", "runaway-budget")
+    variant_label = "session"
 
     def turns(self, variant: str) -> list[dict]:
         if variant.startswith("runaway"):
@@ -91,21 +92,8 @@ class LoopRecorder(Recorder):
                 "policy": "model" if variant == "naive" else "scripted"}
         self._register(info, session, 0, policy.sent_at)
 
-    def record(self, **options) -> dict:
-        self.log(f"recording {EXPERIMENT} into {self.out}")
-        for variant in self.on_fresh_servers(label="session"):
-            self.run(variant)
-        return self.finish()
-
-
-def main(argv=None, prog: str = "python -m prefixlab record a1") -> int:
-    return record_on_course_server(prog, __doc__, LoopRecorder, argv)
-
 
 RECORDER = LoopRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call (what tests/test_replay.py runs against the recorded answers)."""
-    return LoopRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

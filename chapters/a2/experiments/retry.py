@@ -29,7 +29,7 @@ from miniagent.tools import Toolbox, Workspace
 from chapters.a2.paths import RETRY_SCRIPT
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A2-1"
@@ -53,6 +53,7 @@ class RetryRecorder(Recorder):
     script_file = RETRY_SCRIPT
     repository = Repository(TOY_REPO)
     variants = ("clean", "text-retry", "bad-args")
+    variant_label = "session"
 
     def run(self, variant: str) -> None:
         workspace, _ = self.fresh_copy(variant)
@@ -68,20 +69,8 @@ class RetryRecorder(Recorder):
                 "policy": "scripted", "retries": retries}
         self._register(info, session, 0, policy.sent_at)
 
-    def record(self, **options) -> dict:
-        self.log(f"recording {EXPERIMENT} into {self.out}")
-        for variant in self.on_fresh_servers(label="session"):
-            self.run(variant)
-        return self.finish()
-
-
-def main(argv=None, prog: str = "python -m prefixlab record a2-1") -> int:
-    return record_on_course_server(prog, __doc__, RetryRecorder, argv)
-
 
 RECORDER = RetryRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording`` and its ``record`` options (tests/test_replay.py)."""
-    return RetryRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -23,7 +23,7 @@ from chapters.a2.paths import TOOL_SETS_SCRIPT
 from chapters.a2.tool_blocks import tool_set, tool_set_handlers
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A2-2"
@@ -52,6 +52,7 @@ class ToolSetRecorder(Recorder):
     script_file = TOOL_SETS_SCRIPT
     repository = Repository(TOY_REPO)
     variants = ("bash", "pi", "fifteen")
+    variant_label = "session"
 
     def run(self, variant: str) -> None:
         workspace, _ = self.fresh_copy(variant)
@@ -64,20 +65,8 @@ class ToolSetRecorder(Recorder):
                 "policy": "scripted", "tool_set": variant}
         self._register(info, session, 0, policy.sent_at)
 
-    def record(self, **options) -> dict:
-        self.log(f"recording {EXPERIMENT} into {self.out}")
-        for variant in self.on_fresh_servers(label="session"):
-            self.run(variant)
-        return self.finish()
-
-
-def main(argv=None, prog: str = "python -m prefixlab record a2-2") -> int:
-    return record_on_course_server(prog, __doc__, ToolSetRecorder, argv)
-
 
 RECORDER = ToolSetRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording`` and its ``record`` options (tests/test_replay.py)."""
-    return ToolSetRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

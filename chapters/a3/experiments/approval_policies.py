@@ -35,7 +35,7 @@ from miniagent.tools import Toolbox
 from chapters.a3.paths import A32_DIR
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A3-2"
@@ -103,15 +103,7 @@ class ApprovalRecorder(Recorder):
         return self.finish()
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a3-2") -> int:
-    return record_on_course_server(prog, __doc__, ApprovalRecorder, argv)
-
-
 RECORDER = ApprovalRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
-    recorded answers."""
-    return ApprovalRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -3,6 +3,7 @@
     lab = WorkspaceLab()                       # a temporary workspace laid out as in A3·1
     print(lab.path("../secret.txt"))           # plain join vs miniagent's check, on real files
     print(lab.command("never_ends", "miniagent", 1.0))   # one command case one way, measured
+    print(lab.escapes())                       # every escape three ways, the sandbox row when bwrap runs here
     print(lab.env("GITHUB_TOKEN PATH"))        # which variables reach a command miniagent runs
     print(lab.rule("run_command: python tools/check.py", "python tools/check.py && ls"))
     WorkspaceApp(lab)                          # the same four, as ipywidgets (needs a kernel)
@@ -68,6 +69,21 @@ class WorkspaceLab:
             f"交回 {r.kept_bytes:,} 字节;调用期间 Python 的内存峰值 {r.peak_bytes / 1e3:,.0f} KB;"
             f"密钥{'进了' if r.leaked_secret else '没进'}输出",
             "输出的开头:", r.text[:300] or "(空)"])
+
+    def escapes(self, timeout: float = 1.0) -> str:
+        """A3·1's escape table, run now: every escape under subprocess.run, miniagent, miniagent + bwrap."""
+        from miniagent.sandbox import Bwrap
+        from miniagent.tools import ToolError
+        try:
+            Bwrap()
+            note = "沙箱(bubblewrap)在这台机器上可用:最后一列是真的在沙箱里跑的。"
+        except ToolError as err:
+            note = f"沙箱在这台机器上不可用,所以最后一列写着\"沙箱不可用\"。原因:{err}"
+        verdict = {"escaped": "逃出去了", "stopped": "挡住了", "unavailable": "沙箱不可用"}
+        cell = {(r.escape, r.way): verdict[r.verdict] for r in escapes.escape_table_as_agent(timeout)}
+        lines = [note, " | ".join(["逃逸", *escapes.ESCAPE_WAYS])]
+        lines += [" | ".join([e, *(cell[e, w] for w in escapes.ESCAPE_WAYS)]) for e in escapes.ESCAPES]
+        return "\n".join(lines)
 
     def env(self, names: str) -> str:
         wanted = [n for n in names.replace(",", " ").split() if n]

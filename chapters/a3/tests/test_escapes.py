@@ -72,3 +72,26 @@ def test_an_unknown_way_is_refused_by_name():
 @pytest.mark.parametrize("case", list(COMMANDS))
 def test_every_case_cleans_up_after_itself(case):
     assert [run_case(case, way, TIMEOUT).left for way in WAYS] == [0, 0, 0]
+
+
+def test_escape_table_three_ways():
+    from chapters.a3.escapes import ESCAPE_WAYS, ESCAPES, by_cmdline, escape_table_as_agent
+    from miniagent.sandbox import Bwrap
+    rows = {(r.escape, r.way): r for r in escape_table_as_agent(timeout=1.0)}
+    assert set(rows) == {(e, w) for e in ESCAPES for w in ESCAPE_WAYS}
+    verdict = {key: r.verdict for key, r in rows.items()}
+    # the naive way lets everything through; miniagent's boundary stops the environment variable and the bomb
+    assert all(verdict[(e, "subprocess.run")] == "escaped" for e in ESCAPES)
+    stopped = {e for e in ESCAPES if verdict[(e, "miniagent")] == "stopped"}
+    assert stopped == {"secret in the environment", "fork bomb (bounded)"}
+    assert verdict[("secret via /proc/$PPID/environ", "miniagent")] == "escaped"
+    try:
+        Bwrap()
+    except Exception:
+        assert all(verdict[(e, "miniagent + bwrap")] == "unavailable" for e in ESCAPES)
+    else:
+        inside = {e for e in ESCAPES if verdict[(e, "miniagent + bwrap")] == "escaped"}
+        assert inside == {"read elsewhere (/etc/passwd)"}
+    # the bounded fork bomb: within its bound (at most 62 processes) and nothing of it is left running
+    assert int(rows[("fork bomb (bounded)", "subprocess.run")].detail.split()[0]) <= 62
+    assert not by_cmdline("sleep\0600.")  # cmdline arguments are NUL-separated

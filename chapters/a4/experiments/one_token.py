@@ -48,7 +48,7 @@ from chapters.a4.paths import A41_DIR, A41_OVERLAY
 from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER, TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A4-1"
@@ -248,15 +248,7 @@ class OneTokenRecorder(Recorder):
         return self.finish()
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a4-1") -> int:
-    return record_on_course_server(prog, __doc__, OneTokenRecorder, argv)
-
-
 RECORDER = OneTokenRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
-    recorded answers."""
-    return OneTokenRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -26,7 +26,7 @@ from miniagent.variants.transcript import RenderedTranscript
 from chapters.a4.paths import A43_DIR
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A4-3"
@@ -41,6 +41,7 @@ class RewriteHistoryRecorder(Recorder):
     script_file = A43_DIR / "script.yml"
     repository = Repository(TOY_REPO)
     variants = SHAPES
+    variant_label = "shape"
 
     def run_shape(self, shape: str) -> None:
         workspace, memory = self.fresh_copy(shape)
@@ -55,21 +56,10 @@ class RewriteHistoryRecorder(Recorder):
         self._register({"id": shape, "file": f"{shape}.jsonl", "group": GROUP, "day": 1, "shape": shape, "kind": "main"},
                        session, 0, policy.sent_at)
 
-    def record(self) -> dict:
-        self.log(f"recording {EXPERIMENT} into {self.out}")
-        for shape in self.on_fresh_servers(label="shape"):
-            self.run_shape(shape)
-        return self.finish()
-
-
-def main(argv=None, prog: str = "python -m prefixlab record a4-3") -> int:
-    return record_on_course_server(prog, __doc__, RewriteHistoryRecorder, argv)
+    run = run_shape  # what the default record() runs for each variant, on a fresh server
 
 
 RECORDER = RewriteHistoryRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call (tests/test_replay.py)."""
-    return RewriteHistoryRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -32,7 +32,7 @@ from miniagent.variants.volatile_line import SHAPES, VolatileLine
 from chapters.a4.paths import A41_OVERLAY, A42_DIR
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A4-2"
@@ -100,14 +100,7 @@ class VolatileTopRecorder(Recorder):
         return self.finish()
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a4-2") -> int:
-    return record_on_course_server(prog, __doc__, VolatileTopRecorder, argv)
-
-
 RECORDER = VolatileTopRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call (tests/test_replay.py)."""
-    return VolatileTopRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -30,46 +30,16 @@ from miniagent.tools import Toolbox
 
 from chapters.a5.experiments.context_limit import CONTEXT_EXCEEDED
 from chapters.a5.paths import REPO_OVERLAY, TRIGGERS_DIR
-from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.chat_client import RequestRefused
-from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.cache.tokenizer import exact_counter
+from prefixlab.recording.policy import StampedPolicy, StampedModel
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A5-1-triggers"
 SERVER_ARGS = ["-c", "4096", "-np", "1"]  # the script's window, one slot
 GROUP = "frozen"  # miniagent's design as it ships (its memory is empty here)
-
-
-class StampedPolicy(ScriptedPolicy):
-    """The scripted policy, its send times noted in one list with the summary calls'."""
-
-    def __init__(self, *args, order: list[float], **kwargs):
-        super().__init__(*args, **kwargs)
-        self.order = order
-
-    def complete(self, messages, tools=None, **params):
-        reply = super().complete(messages, tools, **params)
-        self.order.append(self.sent_at[-1])
-        return reply
-
-
-class StampedModel:
-    """The served model writing a summary; its send time goes into the same list."""
-
-    def __init__(self, model, order: list[float], clock, **params):
-        self.model, self.order, self.clock, self.params = model, order, clock, params
-
-    def complete(self, messages, tools=None, **params):
-        self.order.append(self.clock())
-        return self.model.complete(messages, tools, **{**self.params, **params})
-
-
-def exact_counter(tools: list[dict]):
-    """Count a request's tokens as the server will: its chat template, its tokenizer, the tools."""
-    template, tokenizer = load_template(), load_tokenizer()
-    return lambda messages: len(prompt_token_ids(template, tokenizer, messages, tools))
 
 
 class TriggersRecorder(Recorder):
@@ -79,6 +49,7 @@ class TriggersRecorder(Recorder):
     script_file = TRIGGERS_DIR / "script.yml"
     repository = Repository(TOY_REPO, (REPO_OVERLAY,))
     variants = ("never", "every-n", "reserve")
+    server_args = tuple(SERVER_ARGS)
 
     def trigger(self, variant: str) -> str:
         """The trigger a variant uses: here, the variant's name."""
@@ -126,22 +97,10 @@ class TriggersRecorder(Recorder):
         self._register({"id": variant, "file": f"{variant}.jsonl", "group": GROUP, "day": 1, "kind": "main",
                         "keep_rounds": self.script["keep_rounds"], **info}, session, 0, order)
 
-    def record(self) -> dict:
-        self.log(f"recording {self.experiment} into {self.out}")
-        for variant in self.on_fresh_servers():
-            self.run_variant(variant)
-        return self.finish()
-
-
-def main(argv=None, prog: str = "python -m prefixlab record a5-1-triggers") -> int:
-    return record_on_course_server(prog, __doc__, TriggersRecorder, argv, server_args=SERVER_ARGS)
+    run = run_variant  # what the default record() runs for each variant, on a fresh server
 
 
 RECORDER = TriggersRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
-    recorded answers."""
-    return TriggersRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -29,7 +29,7 @@ from chapters.a5.paths import OVERFLOW_DIR, REPO_OVERLAY
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.chat_client import RequestRefused
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A5-1"
@@ -44,6 +44,7 @@ class OverflowRecorder(Recorder):
     experiment = EXPERIMENT
     script_file = OVERFLOW_DIR / "script.yml"
     repository = Repository(TOY_REPO, (REPO_OVERLAY,))
+    server_args = tuple(SERVER_ARGS)
 
     def run_overflow(self, session: Session, toolbox: Toolbox, design) -> dict:
         """Read until the server refuses a request; return the refused entry."""
@@ -91,15 +92,7 @@ class OverflowRecorder(Recorder):
         return self.finish()
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a5-1") -> int:
-    return record_on_course_server(prog, __doc__, OverflowRecorder, argv, server_args=SERVER_ARGS)
-
-
 RECORDER = OverflowRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
-    recorded answers."""
-    return OverflowRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

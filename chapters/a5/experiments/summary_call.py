@@ -16,7 +16,6 @@ from __future__ import annotations
 from miniagent.compaction import model_summariser
 
 from chapters.a5.experiments.compaction_triggers import SERVER_ARGS, TriggersRecorder
-from prefixlab.recording.recorder import record_on_course_server
 
 EXPERIMENT = "A5-4"
 
@@ -26,6 +25,7 @@ class SummaryCallRecorder(TriggersRecorder):
 
     experiment = EXPERIMENT
     variants = ("same-prefix",)
+    server_args = tuple(SERVER_ARGS)
 
     def summariser(self, variant: str, summary_model, tools: list[dict]):
         if variant == "same-prefix":
@@ -36,13 +36,7 @@ class SummaryCallRecorder(TriggersRecorder):
         return "reserve"  # both variants compact at the window less the reserve
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a5-4") -> int:
-    return record_on_course_server(prog, __doc__, SummaryCallRecorder, argv, server_args=SERVER_ARGS)
-
-
 RECORDER = SummaryCallRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it (see compaction_triggers)."""
-    return SummaryCallRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -37,8 +37,8 @@ from miniagent.tools import Toolbox, Workspace
 
 from chapters.a6.paths import T11_DIR
 from prefixlab.paths import TOY_REPO
-from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.policy import StampedPolicy, StampedModel
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "T11"
@@ -73,33 +73,6 @@ class ReloadAgentsMd(Frozen):
     def current(self):
         self.agents_md = read_agents_md(self.workspace).strip()
         return super().current()
-
-
-class StampedPolicy(ScriptedPolicy):
-    """The scripted policy; also notes each send in the session's request order and runs a
-    person's action (an edit of AGENTS.md) right after the call of a given round."""
-
-    def __init__(self, *args, order: list[float], after_call: dict | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.order, self.after_call = order, after_call or {}
-
-    def complete(self, messages, tools=None, **params):
-        reply = super().complete(messages, tools, **params)
-        self.order.append(self.sent_at[-1])
-        if action := self.after_call.get(len(self.sent_at)):
-            action()
-        return reply
-
-
-class StampedModel:
-    """A real model whose sends are noted in the same request order (the summary of a compaction)."""
-
-    def __init__(self, model, order: list[float], clock, **params):
-        self.model, self.order, self.clock, self.params = model, order, clock, params
-
-    def complete(self, messages, tools=None, **params):
-        self.order.append(self.clock())
-        return self.model.complete(messages, tools, **{**self.params, **params})
 
 
 class T11Recorder(Recorder):
@@ -165,15 +138,7 @@ class T11Recorder(Recorder):
         return self.finish()
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a6-1") -> int:
-    return record_on_course_server(prog, __doc__, T11Recorder, argv)
-
-
 RECORDER = T11Recorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
-    recorded answers."""
-    return T11Recorder(out, connect, restart, recording.provenance, "local", log=log), {}

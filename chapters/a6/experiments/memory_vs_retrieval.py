@@ -35,7 +35,7 @@ from miniagent.tools import Toolbox, Workspace
 from chapters.a6.paths import T14_DIR
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "T14"
@@ -70,6 +70,7 @@ class T14Recorder(Recorder):
     script_file = T14_DIR / "script.yml"
     repository = Repository(TOY_REPO)
     variants = STRATEGIES
+    variant_label = "strategy"
 
     def __init__(self, out: Path, connect, restart, provenance: dict, model_name: str, log=print):
         super().__init__(out, connect, restart, provenance, model_name, log)
@@ -100,22 +101,10 @@ class T14Recorder(Recorder):
         self._register(info, session, 0, policy.sent_at)
         return session
 
-    def record(self, counterfactuals: bool = False, live: bool = False) -> dict:
-        self.log(f"recording {EXPERIMENT} into {self.out}")
-        for mode in self.on_fresh_servers(label="strategy"):
-            self.run_strategy(mode)
-        return self.finish()
-
-
-def main(argv=None, prog: str = "python -m prefixlab record a6-r") -> int:
-    return record_on_course_server(prog, __doc__, T14Recorder, argv)
+    run = run_strategy  # what the default record() runs for each variant, on a fresh server
 
 
 RECORDER = T14Recorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
-    recorded answers."""
-    return T14Recorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -44,7 +44,7 @@ from miniagent.variants.inline_skills import inline
 from chapters.a6.paths import SKILLS, T12_DIR, T12_OVERLAY
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER, TOY_REPO
 from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "T12"
@@ -195,15 +195,7 @@ class T12Recorder(Recorder):
                 "first_request_with_it": write + 1}
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a6-3") -> int:
-    return record_on_course_server(prog, __doc__, T12Recorder, argv)
-
-
 RECORDER = T12Recorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it, and the options of
-    its ``record`` call: what the offline replay test (tests/test_replay.py) runs against the
-    recorded answers."""
-    return T12Recorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -37,6 +37,6 @@ def check_peak_share(recording, guess) -> str:
     answer = peak_share(recording)
     if abs(guess - answer) > SHARE_TOLERANCE:
         return (f"不对,{more_or_less(guess, answer)}。父 agent 的请求里有什么:系统提示(多了一个工具的定义)、"
-                "任务、它自己的前几轮,再加上一份几行的报告;自己读的 agent 最长的请求贴着压缩预算。")
+                "任务、它自己的前几轮,再加上一份几行的报告;自己读的 agent 最长的请求贴着压缩阈值。")
     return (f"对:约 {answer}%(相差 {SHARE_TOLERANCE} 个百分点以内都算对)。父 agent 的上下文里只有报告,"
             "30 个文件的原文都留在子 agent 的会话文件里。")

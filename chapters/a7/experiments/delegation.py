@@ -37,10 +37,10 @@ from miniagent.session import Session
 from miniagent.tools import Toolbox
 
 from chapters.a7.paths import DELEGATION_DIR, REPO_OVERLAY
-from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
 from prefixlab.paths import CHAT_TEMPLATE, TOKENIZER, TOY_REPO
 from prefixlab.recording.format import write_manifest
-from prefixlab.recording.policy import ScriptedPolicy
+from prefixlab.cache.tokenizer import exact_counter
+from prefixlab.recording.policy import StampedPolicy, StampedModel
 from prefixlab.recording.recorder import (Recorder, base_provenance, command_line, launch_llama_server,
                                           record_on_course_server, run_recording)
 from prefixlab.recording.repository import Repository
@@ -56,36 +56,6 @@ SETUPS = {
     "a7-2-child-two-slots": ("two-slots", ["-np", "2"]),
 }
 CHILD_ROUNDS = 40  # a child's loop limit here (A7·3 measures what the limits do)
-
-
-class StampedPolicy(ScriptedPolicy):
-    """The scripted policy, its send times noted in one list with its session's summary calls'."""
-
-    def __init__(self, *args, order: list[float], **kwargs):
-        super().__init__(*args, **kwargs)
-        self.order = order
-
-    def complete(self, messages, tools=None, **params):
-        reply = super().complete(messages, tools, **params)
-        self.order.append(self.sent_at[-1])
-        return reply
-
-
-class StampedModel:
-    """The served model writing a summary; its send time goes into the same list."""
-
-    def __init__(self, model, order: list[float], clock, **params):
-        self.model, self.order, self.clock, self.params = model, order, clock, params
-
-    def complete(self, messages, tools=None, **params):
-        self.order.append(self.clock())
-        return self.model.complete(messages, tools, **{**self.params, **params})
-
-
-def exact_counter(tools: list[dict]):
-    """Count a request's tokens as the server will: its chat template, its tokenizer, the tools."""
-    template, tokenizer = load_template(), load_tokenizer()
-    return lambda messages: len(prompt_token_ids(template, tokenizer, messages, tools))
 
 
 class DelegationRecorder(Recorder):

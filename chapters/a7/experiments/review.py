@@ -27,11 +27,11 @@ from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox
 
-from chapters.a7.experiments.delegation import (CHILD_ROUNDS, GROUP, DelegationRecorder, StampedPolicy,
+from chapters.a7.experiments.delegation import (CHILD_ROUNDS, GROUP, DelegationRecorder,
                                                 spawn_turn)
 from chapters.a7.paths import REVIEW_DIR
 from prefixlab.recording.format import write_manifest
-from prefixlab.recording.recorder import record_on_course_server
+from prefixlab.recording.policy import StampedPolicy
 
 SERVER_ARGS = ["--cache-ram", "0"]  # one slot (the course default), no host cache
 VARIANTS = ("self", "fresh")
@@ -43,6 +43,7 @@ class ReviewRecorder(DelegationRecorder):
     experiment = "A7-4"
     script_file = REVIEW_DIR / "script.yml"
     variants = VARIANTS
+    server_args = tuple(SERVER_ARGS)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -90,19 +91,10 @@ class ReviewRecorder(DelegationRecorder):
         write_manifest(self.out, self.manifest)
         return session
 
-    def record(self) -> dict:
-        for variant in self.on_fresh_servers():
-            self.run_variant(variant)
-        return self.finish()
+    run = run_variant  # what the default record() runs for each variant, on a fresh server
 
 
 RECORDER = ReviewRecorder  # the experiment's recorder (prefixlab.recording.experiments)
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a7-4-review") -> int:
-    return record_on_course_server(prog, __doc__, ReviewRecorder, argv, server_args=SERVER_ARGS)
-
-
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it (tests/test_replay.py)."""
-    return ReviewRecorder(out, connect, restart, recording.provenance, "local", log=log), {}

@@ -26,11 +26,6 @@ finish within M minutes, and ``--resume`` continues the recording on a fresh ser
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-import time
-from pathlib import Path
 
 from miniagent.children import brief_text
 from miniagent.modes import for_mode
@@ -40,10 +35,9 @@ from miniagent.tools import Toolbox
 
 from chapters.a7.paths import REPO_OVERLAY, REVIEW_DIR
 from prefixlab.paths import TOY_REPO
-from prefixlab.recording.format import write_manifest
-from prefixlab.recording.live import SERVER_ARGS, live_provenance
+from prefixlab.recording.live import ChunkedLiveRecorder
 from prefixlab.recording.policy import scripted_message
-from prefixlab.recording.recorder import Recorder, command_line, run_recording
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A7-4-live"
@@ -60,7 +54,7 @@ def session_id(seed: int, condition: str) -> str:
     return f"{condition}-{seed:02d}"
 
 
-class ReviewLiveRecorder(Recorder):
+class ReviewLiveRecorder(ChunkedLiveRecorder, Recorder):
     """A7·4's check: the live model reviews the planted bug in the same context or as a fresh reviewer."""
 
     experiment = EXPERIMENT
@@ -108,87 +102,10 @@ class ReviewLiveRecorder(Recorder):
                 "variant": condition, "seed": seed}
         self._register(info, session, 0, sent_at)
 
-    def record(self, chunks: list[int] | None = None, minutes: float | None = None) -> dict:
-        """Record the next runs of the plan: ``chunks`` (runs per epoch, the replay's schedule), or as
-        many as fit in ``minutes`` on this server, and leave the recording complete."""
-        todo = plan(self.manifest["runs"])[len(self.manifest["sessions"]):]
-        if chunks is not None:  # the replay: the recorded schedule, one epoch per chunk
-            for i, count in enumerate(chunks):
-                if i:
-                    self.epoch = self.restart(self.epoch)
-                for seed, condition in todo[:count]:
-                    self.run(seed, condition)
-                todo = todo[count:]
-                self.manifest["chunks"].append(count)
-            return self.finish()
-        started, longest, done = time.monotonic(), 0.0, 0
-        self.log(f"recording {EXPERIMENT} into {self.out}: {len(todo)} runs left, epoch {self.epoch}")
-        for seed, condition in todo:
-            elapsed = time.monotonic() - started
-            if minutes is not None and done and elapsed + longest > minutes * 60:
-                self.log(f"stopping this chunk after {done} runs ({elapsed / 60:.1f} min); --resume continues")
-                break
-            began = time.monotonic()
-            self.run(seed, condition)
-            longest, done = max(longest, time.monotonic() - began), done + 1
-            self.log(f"  run {len(self.manifest['sessions'])}/{2 * self.manifest['runs']} "
-                     f"({session_id(seed, condition)}) in {time.monotonic() - began:.0f} s; "
-                     f"this chunk {(time.monotonic() - started) / 60:.1f} min")
-        self.manifest["chunks"].append(done)
-        return self.finish()
-
-
-def resume(recorder: ReviewLiveRecorder, out: Path) -> None:
-    """Continue the recording in ``out``: its manifest, a new epoch, the clock after its last request.
-    Session files of a run that did not finish (not in the manifest) are set aside."""
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    if manifest.get("experiment") != EXPERIMENT:
-        raise SystemExit(f"{out} is not an {EXPERIMENT} recording")
-    known = {info["file"] for info in manifest["sessions"]}
-    for path in out.glob("*.jsonl"):
-        if path.name not in known:
-            path.rename(path.with_suffix(".jsonl.unfinished"))
-    manifest.pop("error", None)
-    manifest["status"] = "recording"
-    last = max((item["t"] for item in manifest["order"]), default=0.0)
-    recorder.manifest = {**manifest, "provenance": {**manifest["provenance"], "agent": recorder.manifest[
-        "provenance"]["agent"]}}
-    recorder.epoch = max((item["epoch"] for item in manifest["order"]), default=-1) + 1
-    clock = recorder.clock
-    recorder.clock = lambda: round(last + 1 + clock(), 3)
-    write_manifest(out, recorder.manifest)
-
-
-def main(argv=None, prog: str = "python -m prefixlab record a7-4-review-live") -> int:
-    from prefixlab.serving.server import free_port, named_server
-
-    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    p.add_argument("out", type=Path, help="recording directory to create (or to continue, with --resume)")
-    p.add_argument("--port", type=int, default=0, help="port for the launched server (default: a free one)")
-    p.add_argument("--minutes", type=float, default=None,
-                   help="stop starting runs once the next would end after this many minutes")
-    p.add_argument("--resume", action="store_true", help="continue the recording in OUT on a fresh server")
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args = p.parse_args(argv)
-    if args.out.exists() and not args.resume:
-        p.error(f"{args.out} exists; choose a new directory, or continue it with --resume")
-    if args.resume and not (args.out / "manifest.json").exists():
-        p.error(f"{args.out} holds no recording to continue")
-    if args.minutes is not None and args.minutes <= 0:
-        p.error("--minutes must be more than 0")
-    server = named_server("live", port=args.port or free_port(), extra_args=SERVER_ARGS).start()
-    provenance = live_provenance(server, command_line(prog, argv))
-    recorder = ReviewLiveRecorder(args.out, lambda: server.openai_base_url, None, provenance, "local")
-    if args.resume:
-        resume(recorder, args.out)
-    return run_recording(prog, recorder, server, minutes=args.minutes)
+    def plan(self) -> list[tuple[int, str]]:
+        return plan(self.manifest["runs"])
 
 
 RECORDER = ReviewLiveRecorder  # the experiment's recorder (prefixlab.recording.experiments)
-
-
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording`` and its ``record`` options (tests/test_replay.py): every
-    chunk as it was recorded, one epoch each."""
-    chunks = recording.manifest["chunks"]
-    return ReviewLiveRecorder(out, connect, restart, recording.provenance, "local", log=log), {"chunks": chunks}
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
+resume = RECORDER.resume  # resume(recorder, out)

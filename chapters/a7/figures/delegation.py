@@ -89,8 +89,9 @@ def context_figure(recording: Recording) -> go.Figure:
                             hovertemplate=f"{ROLE_LABELS[role]}<br>第 %{{x}} 个请求(第 %{{customdata[0]}} 轮)<br>"
                                           "%{customdata[1]}:%{y:,} 个 token,读取 %{customdata[2]:,}<extra></extra>",
                             row=1, col=col)
-        fig.add_hline(y=budget, line=dict(dash="dot", color="#d62728"), row=1, col=col,
-                      annotation_text="压缩预算" if col == 1 else None)
+        # Label the line once: annotation_text=None would still add an empty annotation ("new text").
+        label = {"annotation_text": "压缩阈值"} if col == 1 else {}
+        fig.add_hline(y=budget, line=dict(dash="dot", color="#d62728"), row=1, col=col, **label)
     fig.update_xaxes(title_text="服务器收到的第几个请求")
     fig.update_yaxes(title_text="prompt_tokens", row=1, col=1)
     fig.update_layout(height=380, margin=dict(l=50, r=10, t=40, b=40), legend=dict(orientation="h", y=-0.25))

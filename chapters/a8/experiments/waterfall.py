@@ -27,7 +27,6 @@ from miniagent.loop import Limits
 from chapters.a8.experiments.whole_task import SERVER_ARGS, Design, WholeTaskRecorder
 from chapters.a8.paths import WATERFALL_DIR
 from prefixlab.recording.format import write_manifest
-from prefixlab.recording.recorder import record_on_course_server
 
 EXPERIMENT = "A8-3-waterfall"
 NAME = "a8-3-waterfall-smollm2-llamacpp"
@@ -64,6 +63,7 @@ class WaterfallRecorder(WholeTaskRecorder):
     """A8·3's task once per design, all naive first, each on a fresh server."""
 
     experiment = EXPERIMENT
+    server_args = tuple(SERVER_ARGS)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -91,16 +91,8 @@ class WaterfallRecorder(WholeTaskRecorder):
         return self.finish()
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a8-3-waterfall") -> int:
-    return record_on_course_server(prog, __doc__, WaterfallRecorder, argv, server_args=SERVER_ARGS)
-
-
 RECORDER = WaterfallRecorder  # the experiment's recorder (prefixlab.recording.experiments)
-
-
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it (tests/test_replay.py)."""
-    return WaterfallRecorder(out, connect, restart, recording.provenance, "local", log=log), {}
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
 if __name__ == "__main__":

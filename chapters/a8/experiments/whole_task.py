@@ -33,11 +33,11 @@ from miniagent.tools import Toolbox
 from miniagent.variants.volatile_line import SHAPES, VolatileLine
 
 from chapters.a8.paths import SKILLS, WHOLE_TASK_DIR
-from prefixlab.cache.tokenizer import load_template, load_tokenizer, prompt_token_ids
 from prefixlab.paths import TOY_REPO
 from prefixlab.recording.format import write_manifest
-from prefixlab.recording.policy import ScriptedPolicy
-from prefixlab.recording.recorder import Recorder, record_on_course_server
+from prefixlab.cache.tokenizer import exact_counter
+from prefixlab.recording.policy import StampedPolicy, StampedModel
+from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A8-3"
@@ -45,30 +45,6 @@ GROUP = "frozen"
 NAME = "a8-3-whole-task-smollm2-llamacpp"
 SERVER_ARGS = ["-c", "4096", "-np", "1"]
 CHILD_ROUNDS = 10
-
-
-class StampedPolicy(ScriptedPolicy):
-    """The scripted policy, its send times noted in one list with its session's summary calls'."""
-
-    def __init__(self, *args, order: list[float], **kwargs):
-        super().__init__(*args, **kwargs)
-        self.order = order
-
-    def complete(self, messages, tools=None, **params):
-        reply = super().complete(messages, tools, **params)
-        self.order.append(self.sent_at[-1])
-        return reply
-
-
-class StampedModel:
-    """The served model writing a summary; its send time goes into the same list."""
-
-    def __init__(self, model, order: list[float], clock, **params):
-        self.model, self.order, self.clock, self.params = model, order, clock, params
-
-    def complete(self, messages, tools=None, **params):
-        self.order.append(self.clock())
-        return self.model.complete(messages, tools, **{**self.params, **params})
 
 
 @dataclass(frozen=True)
@@ -129,12 +105,6 @@ def memory_design(design: Design, agents_md: str, memory, workspace, skills, now
     return step
 
 
-def exact_counter(tools: list[dict]):
-    """Count a request's tokens as the server will: its chat template, its tokenizer, the tools."""
-    template, tokenizer = load_template(), load_tokenizer()
-    return lambda messages: len(prompt_token_ids(template, tokenizer, messages, tools))
-
-
 def with_child_mode(turns: list[dict], mode: str | None) -> list[dict]:
     """The script's turns, every spawn_agent call asking for ``mode`` (None: as written)."""
     if mode is None:
@@ -149,6 +119,7 @@ class WholeTaskRecorder(Recorder):
     script_file = WHOLE_TASK_DIR / "script.yml"
     repository = Repository(TOY_REPO)
     variants = ("whole", "budget")
+    server_args = tuple(SERVER_ARGS)
 
     def compactor(self, order: list[float], tools: list[dict], design: Design = AS_SHIPPED) -> Compactor:
         s = self.script
@@ -219,16 +190,8 @@ class WholeTaskRecorder(Recorder):
         return self.finish()
 
 
-def main(argv=None, prog: str = "python -m prefixlab record a8-3") -> int:
-    return record_on_course_server(prog, __doc__, WholeTaskRecorder, argv, server_args=SERVER_ARGS)
-
-
 RECORDER = WholeTaskRecorder  # the experiment's recorder (prefixlab.recording.experiments)
-
-
-def replay_recorder(recording, out, connect, restart, log):
-    """The recorder that made ``recording``, built as its command line builds it (tests/test_replay.py)."""
-    return WholeTaskRecorder(out, connect, restart, recording.provenance, "local", log=log), {}
+main, replay_recorder = RECORDER.main, RECORDER.replay_recorder
 
 
 if __name__ == "__main__":
