@@ -6,6 +6,8 @@ Sources (read 2026-12-07):
   course's research notes; we could NOT open a stored copy of the page itself (see data/prices/SOURCES.md):
   matching prefixes are written automatically; a hit costs 1/10 of a miss; "Cache Write" is a separate
   line item with a TTL of ``5m`` (the default) or ``1h``, chosen with ``prompt_cache_options``.
+  UNCONFIRMED (re-checked 2026-12-07): the post is still not in the stored copies; the Moonshot page we
+  found (platform.moonshot.cn/docs/api/caching) documents only the legacy explicit ``/v1/caching`` API.
 - THIRD-PARTY, measured by one client, not Moonshot: prefix matching aligns to 256-token chunks
   (https://raw.githubusercontent.com/Leechael/pi-provider-kimi-code/main/docs/caching.md, measured on
   the Kimi coding endpoint). ``chunk`` is a parameter; set ``chunk=1`` for no alignment.
