@@ -127,7 +127,7 @@ def figure() -> go.Figure:
     x = [f"{i + 1}{'·摘要' if k == 'compaction' else ''}" for i, k in enumerate(kinds())]
     fig.add_trace(go.Bar(x=x, y=prompts(), name="输入 token", marker_color="#e5e7eb"))
     for p in PROVIDERS:
-        y = recorded() if p.rule == "llamacpp" else reads(p.rule)
+        y = recorded() if p.model is None else reads(p.rule)  # the local server: its own measured reads
         fig.add_trace(go.Scatter(x=x, y=y, name=p.label, mode="lines+markers"))
     fig.update_layout(title=f"同一个会话的读取 token:{NAME} · {SESSION}", xaxis_title="请求(按发出的顺序)",
                       yaxis_title="token", height=420, legend_title_text="读取", template="plotly_white")
