@@ -26,7 +26,8 @@ def fake_recording(flags, props=None):
 
 
 def test_rule_names():
-    assert calculator.rule_names() == ["llamacpp", "mlx", "vllm", "anthropic", "openai", "openai-breakpoints"]
+    assert calculator.rule_names() == ["llamacpp", "mlx", "vllm", "anthropic", "openai", "openai-breakpoints",
+                                      "deepseek", "kimi", "qwen"]
 
 
 def test_config_from_the_recorded_flags(replay):

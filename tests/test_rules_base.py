@@ -72,7 +72,9 @@ def test_a_rejected_request_leaves_the_state_untouched(name):
             "mlx": lambda: rules.mlx.MlxServer(), "vllm": lambda: rules.vllm.VllmServer(),
             "anthropic": lambda: rules.anthropic.AnthropicCache(rules.anthropic.AnthropicConfig(min_tokens=0)),
             "openai": lambda: rules.openai.OpenAICache(),
-            "openai-breakpoints": lambda: rules.openai_breakpoints.BreakpointCache()}[name]
+            "openai-breakpoints": lambda: rules.openai_breakpoints.BreakpointCache(),
+            "deepseek": lambda: rules.deepseek.DeepSeekCache(), "kimi": lambda: rules.kimi.KimiCache(),
+            "qwen": lambda: rules.qwen.QwenCache()}[name]
     reqs = [Request(tuple(range(3000)), t=10), Request(tuple(range(3000)) + (1,), t=11)]
     clean = make()
     expected = [clean.step(r) for r in reqs]

@@ -14,11 +14,13 @@ from rule_helpers import seq
 
 CONFIGS = {"llamacpp": rules.llamacpp.LlamaCppConfig, "mlx": rules.mlx.MlxConfig, "vllm": rules.vllm.VllmConfig,
            "anthropic": AnthropicConfig, "openai": rules.openai.OpenAIConfig,
-           "openai-breakpoints": rules.openai_breakpoints.BreakpointConfig}
+           "openai-breakpoints": rules.openai_breakpoints.BreakpointConfig,
+           "deepseek": rules.deepseek.DeepSeekConfig, "kimi": rules.kimi.KimiConfig, "qwen": rules.qwen.QwenConfig}
 # per rule, one override that changes the predictions for REQUESTS
 CHANGES = {"llamacpp": {"cache_prompt": False}, "mlx": {"max_size": 1}, "vllm": {"block_size": 4},
            "anthropic": {"min_tokens": 0}, "openai": {"min_tokens": 8, "step": 8},
-           "openai-breakpoints": {"min_tokens": 8}}
+           "openai-breakpoints": {"min_tokens": 8}, "deepseek": {"ttl": 1.0}, "kimi": {"chunk": 1},
+           "qwen": {"implicit_min_tokens": 1}}
 P, Q = seq(0, 40), seq(500, 30)
 REQUESTS = [Request(P), Request(P + seq(40, 10), t=1), Request(Q, t=2), Request(P + seq(60, 5), t=3)]
 
@@ -32,7 +34,7 @@ def test_every_rule_describes_itself():
         assert set(module.TAKES) <= set(rules.CHOICES)
         assert isinstance(module.API, bool) and isinstance(module.TTL_WRITES, bool)
         assert module.SERVER is None or isinstance(module.SERVER, str)
-        assert module.PROVIDER in (None, "anthropic", "openai")
+        assert module.PROVIDER in (None, "anthropic", "openai", "deepseek", "kimi", "qwen")
         assert (module.PROVIDER is None) == (module.SERVER is not None or not module.API), name
         assert issubclass(CONFIGS[name], Settings)
         if "model" in module.TAKES:

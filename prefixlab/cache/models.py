@@ -13,8 +13,9 @@ from prefixlab.paths import PRICES
 
 from .price_table import read_minimums, read_table
 
-PROVIDERS = ("anthropic", "openai")
-FAMILY_PREFIX = {"anthropic": "claude-", "openai": "gpt-"}
+PROVIDERS = ("anthropic", "openai", "deepseek", "kimi", "qwen")
+FAMILY_PREFIX = {"anthropic": "claude-", "openai": "gpt-", "deepseek": "deepseek-", "kimi": "kimi-",
+                 "qwen": "qwen"}
 
 
 def normalize_model(name: str, provider: str | None = None) -> str:

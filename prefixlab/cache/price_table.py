@@ -27,6 +27,10 @@ FIELDS = {
     "anthropic": {"base_input", "output", "multipliers", "long_context"} | _DOCS,
     "openai": {"input", "cached_input", "cache_write", "cache_write_12h", "output", "cache_scheme",
                "long_context"} | _DOCS,
+    # providers priced as input / cached_input (a hit) / cache_write (a billed write) / output
+    "deepseek": {"input", "cached_input", "output"} | _DOCS,
+    "kimi": {"input", "cached_input", "cache_write", "cache_write_1h", "output"} | _DOCS,
+    "qwen": {"input", "cached_input", "explicit_cached_input", "cache_write", "output"} | _DOCS,
 }
 LONG_CONTEXT = {
     "anthropic": ({"above_prompt_tokens", "base_input", "write_5m", "write_1h", "read"}, {"output"}),
@@ -132,6 +136,9 @@ def check_row(key: str, row, where: str, provider: str) -> None:
                 raise PriceTableError(f"{where}: field multipliers.{term}: unknown term "
                                       f"(known: {', '.join(MULTIPLIERS)})")
             _positive(value, f"multipliers.{term}", where, "multiplier")
+    elif provider != "openai":
+        _require(row, ("input", "cached_input"), where)
+        prices = sorted(FIELDS[provider] - _DOCS)
     else:
         _require(row, ("input", "cached_input"), where)
         prices = ["input", "cached_input", "cache_write", "cache_write_12h", "output"]

@@ -151,6 +151,24 @@ def _openai_price(key: str, row: dict, source: str) -> ModelPrice:
                       source, rule, row.get("status", "current"), long_context)
 
 
+def _other_price(provider: str, key: str, row: dict, source: str) -> ModelPrice:
+    """DeepSeek, Kimi, Qwen: input (a miss), cached_input (a hit), cache_write (a billed write) per row."""
+    base = float(row["input"])
+    mult = {"uncached": 1.0, "read": row["cached_input"] / base}
+    if row.get("cache_write"):
+        mult["write_5m"] = row["cache_write"] / base
+    if row.get("cache_write_1h"):
+        mult["write_1h"] = row["cache_write_1h"] / base
+    if row.get("explicit_cached_input"):
+        mult["read_explicit"] = row["explicit_cached_input"] / base
+    return ModelPrice(provider, key, row["name"], base, row.get("output"), mult, source, provider,
+                      row.get("status", "current"))
+
+
+PROVIDER_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "deepseek": "DeepSeek", "kimi": "Kimi (Moonshot)",
+                  "qwen": "Alibaba Cloud Model Studio (Qwen)"}
+
+
 @lru_cache(maxsize=None)  # total_cost prices every request of a recording with the same model
 def model_price(model: str, provider: str | None = None) -> ModelPrice:
     """Look a model up by name, alias or dated id; unknown models raise with the list of known ones."""
@@ -160,13 +178,15 @@ def model_price(model: str, provider: str | None = None) -> ModelPrice:
     source = f"{row.get('source', table['source']['url'])}, taken {table['source']['taken']}"
     if provider == "anthropic":
         return _anthropic_price(key, row, table, source)
-    return _openai_price(key, row, source)
+    if provider == "openai":
+        return _openai_price(key, row, source)
+    return _other_price(provider, key, row, source)
 
 
 def _check_rule(prediction: Prediction, price: ModelPrice) -> None:
     """Refuse token counts that come from another cache than the one this model really has."""
     expected = rules.get(price.rule)
-    if prediction.rule == expected.RULE:
+    if prediction.rule in (expected.RULE, getattr(expected, "RULE_EXPLICIT", None)):
         return
     local = next((m for m in rules.RULES.values() if m.RULE == prediction.rule and m.PROVIDER is None), None)
     if local is not None:
@@ -189,20 +209,28 @@ def request_cost(prediction: Prediction, model: str, *, output_tokens: int = 0,
     listed = model_price(model, provider)
     _check_rule(prediction, listed)
     p = listed.at(prediction.total)
+    read_term = "read"
     if p.provider == "anthropic":
         writes = [("write_5m", prediction.write_5m), ("write_1h", prediction.write_1h)]
+    elif p.provider == "kimi":
+        writes = [(name, tokens) for name, tokens in (("write_5m", prediction.write_5m),
+                                                      ("write_1h", prediction.write_1h)) if tokens or name == "write_5m"]
+    elif p.provider == "qwen" and prediction.rule == rules.qwen.RULE_EXPLICIT:
+        writes, read_term = [("write_5m", prediction.write)], "read_explicit"
+    elif p.provider in ("deepseek", "qwen"):
+        writes = []  # no write fee: a written token costs the normal input price
     elif "write_30m" in p.multipliers:
         writes = [("write_30m", prediction.write)]
     else:
         writes = []  # classic OpenAI caching: written tokens cost the normal input price
     terms = [Term("uncached", prediction.uncached if writes else prediction.fresh, p.base_input, 1.0),
              *(Term(name, tokens, p.base_input, p.multipliers[name]) for name, tokens in writes),
-             Term("read", prediction.read, p.base_input, p.multipliers["read"])]
+             Term("read", prediction.read, p.base_input, p.multipliers[read_term])]
     if output_tokens:
         if p.output is None:
             raise ValueError(f"no output price recorded for {p.model}; pass output_tokens=0")
         terms.append(Term("output", output_tokens, float(p.output), 1.0))
-    notes = [CONVERSION_NOTE.format(provider="Anthropic" if p.provider == "anthropic" else "OpenAI"),
+    notes = [CONVERSION_NOTE.format(provider=PROVIDER_NAMES[p.provider]),
              f"Cache rule: {p.rule} ({rules.get(p.rule).SOURCE})."]
     if p is not listed:
         notes.append(f"Long-context prices: the prompt has more than {listed.long_context.above:,} tokens.")

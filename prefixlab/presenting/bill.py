@@ -23,7 +23,7 @@ Pricing (``--model``) converts token counts at a dated price list (``data/prices
 only mean something together with the cache rule that produced them, so ``--rule`` says which:
 
     recorded   the counts the server reported (a local server's cache); a conversion only
-    anthropic / openai / openai-breakpoints
+    anthropic / openai / openai-breakpoints / deepseek / kimi / qwen
                replay a recording's requests under that provider's cache rule (the calculator,
                ``prefixlab.cache.calculator.analyze``) and price its reads and writes; needs a
                recording, whose manifest holds the chat template and the tokenizer
@@ -113,7 +113,10 @@ def _details(usage: dict, key: str, where: str) -> int | None:
 def normalize(usage, where: str = "usage") -> Usage:
     """One request's ``usage`` object, in whichever convention it comes, as a Usage.
 
-    OpenAI chat completions: ``prompt_tokens`` (+ ``prompt_tokens_details.cached_tokens``);
+    OpenAI chat completions: ``prompt_tokens`` (+ ``prompt_tokens_details.cached_tokens``); the same for
+    Qwen (百炼), whose explicit cache adds ``prompt_tokens_details.cache_creation_input_tokens`` (inside
+    ``prompt_tokens``); DeepSeek: ``prompt_cache_hit_tokens`` + ``prompt_cache_miss_tokens`` = ``prompt_tokens``;
+    Kimi: ``cached_tokens`` at the top level of ``usage``;
     OpenAI Responses: ``input_tokens`` + ``input_tokens_details.cached_tokens`` (input includes cached);
     Anthropic: ``input_tokens``, ``cache_read_input_tokens``, ``cache_creation_input_tokens`` (input
     excludes both). A cache count that is not reported is never read as 0 hits silently: the Usage
@@ -125,6 +128,23 @@ def normalize(usage, where: str = "usage") -> Usage:
         prompt = _count(usage, "prompt_tokens", where)
         output = _count(usage, "completion_tokens", where, required=False) or 0
         cached = _details(usage, "prompt_tokens_details", where)
+        hit = _count(usage, "prompt_cache_hit_tokens", where, required=False)
+        if hit is not None:  # DeepSeek: hit + miss = prompt_tokens
+            miss = _count(usage, "prompt_cache_miss_tokens", where, required=False)
+            if miss is not None and hit + miss != prompt:
+                raise BillError(f"{where}: prompt_cache_hit_tokens {hit} + prompt_cache_miss_tokens {miss} "
+                                f"!= prompt_tokens {prompt}")
+            cached = hit
+        elif cached is None and "cached_tokens" in usage:  # Kimi (Moonshot): cached_tokens at the top level
+            cached = _count(usage, "cached_tokens", where, required=False)
+        details = usage.get("prompt_tokens_details") or {}
+        write = _count(details, "cache_creation_input_tokens", f"{where} (usage.prompt_tokens_details)",
+                       required=False) if isinstance(details, dict) else None
+        if write:  # Qwen explicit cache: creation tokens are part of prompt_tokens
+            if cached is None or cached + write > prompt:
+                raise BillError(f"{where}: cache_creation_input_tokens {write} (+ cached_tokens {cached}) does not "
+                                f"fit in the {prompt} prompt tokens")
+            return Usage(prompt - cached - write, cached, write, output, 1, 0)
     elif "input_tokens_details" in usage:
         prompt = _count(usage, "input_tokens", where)
         output = _count(usage, "output_tokens", where, required=False) or 0
@@ -612,7 +632,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", action="append", help="price the bill at this model's list prices (data/prices/), "
                         "e.g. claude-sonnet-5-5; give it again to price at several (Anthropic and OpenAI side by side)")
     parser.add_argument("--rule", choices=(RECORDED, *rules.RULES), help="whose cache counts the tokens: 'recorded' (as the server reported them) or "
-                                       "the provider's rule (anthropic, openai, openai-breakpoints; recordings only). "
+                                       "the provider's rule (anthropic, openai, openai-breakpoints, deepseek, kimi, qwen; recordings only). "
                                        "Default: the model's rule for a recording, 'recorded' for a session file")
     parser.add_argument("--no-requests", action="store_true", help="leave out the per-request table")
     parser.add_argument("--json", action="store_true", help="the bill as JSON (totals, sessions, children)")

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from chapters.a8.exercises import a8_1, a8_2, a8_3
+from chapters.a8.exercises import a8_1, a8_2, a8_3, a8_4
 from chapters.a8.figures import ledger, usage
 from chapters.a8.lab import your_bill
 from prefixlab.paths import RECORDINGS
@@ -40,6 +40,9 @@ def _answers():
             (a8_2.check_fork_leaf, a8_2.missed(*a8_2.FORK))],
         "a8-3-whole-bill.ipynb": [
             (a8_3.check_budget_tokens, _budget_stop_tokens())],
+        "a8-4-six-providers.ipynb": [
+            (a8_4.check_qwen_older_minimum, a8_4.qwen_older_minimum()),
+            (a8_4.check_deepseek_interval, a8_4.deepseek_interval())],
     }, day1, fork_info, context
 
 
@@ -72,7 +75,8 @@ def test_checkers_accept_the_answer_and_hint_without_it(page):
         assert wrong.startswith("不对") and f"{answer:,}" not in wrong and str(answer) not in wrong
 
 
-ORDER = ["index.ipynb", "a8-1-normalize-usage.ipynb", "a8-2-ledger-not-context.ipynb", "a8-3-whole-bill.ipynb"]
+ORDER = ["index.ipynb", "a8-1-normalize-usage.ipynb", "a8-2-ledger-not-context.ipynb", "a8-3-whole-bill.ipynb",
+         "a8-4-six-providers.ipynb"]
 
 
 @pytest.mark.parametrize("page", list(ANSWERS))
@@ -168,7 +172,7 @@ def test_the_waterfall_checkers_accept_the_answer_and_hint_without_it():
 
 def test_nothing_before_the_waterfall_exercises_prints_their_answers():
     fork = a8_3.fix_steps()["a7"]
-    shown = "".join(outputs(BOOK / p) for p in ORDER[:-1]) + _cells_before("a8-3-whole-bill.ipynb", "check_fork_step")
+    shown = "".join(outputs(BOOK / p) for p in ORDER[:3]) + _cells_before("a8-3-whole-bill.ipynb", "check_fork_step")
     assert not re.search(rf"(?<![\w.,$]){abs(fork)}(?![\d,])", shown)
     assert "A4 布局" not in _cells_before("a8-3-whole-bill.ipynb", "check_biggest_fix")  # no waterfall drawn before
 
@@ -195,3 +199,29 @@ def test_the_waterfall_adds_up_to_the_servers_usage_and_each_design_is_the_one_b
     # the page compares the seconds of the same first request in the designs with the date line
     firsts = {json.dumps(waterfall.calls(d.id)[0].request) for d in ds[1:]}
     assert len(firsts) == 1 and waterfall.facts()["first_prompt"] == waterfall.calls(ds[1].id)[0].prompt_tokens
+
+
+def test_the_six_providers_page_replays_the_recording_and_each_rule_differs_where_the_page_says():
+    from chapters.a8.figures import six
+
+    # llama.cpp's rule reproduces every recorded cached_tokens of the session
+    assert six.reads("llamacpp") == six.recorded()
+    assert len(six.calls()) == len(six.reads("deepseek")) == len(six.prompts())
+    i = six.after_compaction()
+    assert six.kinds()[i - 1] == "compaction"
+    # after the compaction DeepSeek reads only a whole unit, less than the longest common prefix
+    assert 0 < six.reads("deepseek")[i] < six.recorded()[i]
+    assert six.reads("anthropic")[i] == six.reads("openai")[i] == six.reads("qwen")[i] == 0
+    # minimum length: OpenAI and Qwen read nothing below 1,024 tokens
+    assert all(r == 0 for r, n in zip(six.reads("openai"), six.recorded()) if n < 1024)
+    assert all(r == 0 for r, n in zip(six.reads("qwen"), six.recorded()) if n < 1024)
+    # chunks: Kimi reads whole 256-token chunks
+    assert all(r % 256 == 0 for r in six.reads("kimi"))
+    # the gaps are shorter than the shortest TTL, so no read is lost to expiry
+    assert six.max_gap() < 300
+    costs = six.costs()
+    assert set(costs) == {"anthropic", "openai", "deepseek", "kimi", "qwen"}
+    for p in six.PROVIDERS[1:]:
+        assert 0 < costs[p.rule].total < six.no_cache_cost(p)
+    assert costs["deepseek"].usd_of("write_5m") == 0 and costs["anthropic"].usd_of("write_5m") > 0
+    assert len(six.figure().data) == len(six.PROVIDERS) + 1

@@ -34,6 +34,14 @@ openai-     same guide, GPT-5.6 and later sections          implicit breakpoint 
 breakpoints (idx:68323447286)                               eligible message, explicit ones,     12-hour writes
                                                             reads at boundaries only, billed
                                                             writes, 30-minute lifetime
+deepseek    api-docs.deepseek.com/guides/kv_cache (read        whole-unit hits: units at input and  unit lifetime, the unpublished
+            2026-12-07)                                     output ends, detected common         interval (a parameter, off)
+                                                            prefixes, optional fixed intervals
+kimi        forum.moonshot.ai/t/.../613 (as quoted, not     longest prefix, 256-token chunks     minimum length, routing
+            opened); chunks: third party                    (THIRD-PARTY), 5m / 1h TTL writes
+qwen        help.aliyun.com/model-studio/context-cache      implicit: longest prefix, 1,024 (or  hit not guaranteed (best case),
+            (read 2026-12-07)                               256: pages disagree); explicit: <= 4 creation after the response
+                                                            markers, 20-block lookback, 5 min
 ==========  ==============================================  ===================================  ==================================
 
 Use one rule directly (``from prefixlab.cache.rules import llamacpp; llamacpp.predict(reqs)``) or by name
@@ -54,7 +62,7 @@ rule's name:
     SERVER      the recorded server kind (provenance.server.kind) whose cached_tokens it
                 predicts exactly; None for the others
     TTL_WRITES  True: its writes are split by TTL (write_5m / write_1h)
-    PROVIDER    the cloud provider whose cache it models ("anthropic", "openai"), None for a local
+    PROVIDER    the cloud provider whose cache it models ("anthropic", "openai", "deepseek", "kimi", "qwen"), None for a local
                 server; only a provider's own rule may be priced with its price table, and only
                 provider rules have lifetimes, so only they see time pass between recorded days
 """
@@ -62,10 +70,11 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from . import anthropic, llamacpp, mlx, openai, openai_breakpoints, vllm
+from . import anthropic, deepseek, kimi, llamacpp, mlx, openai, openai_breakpoints, qwen, vllm
 from .base import Block, Prediction, Request, common_prefix
 
-RULES = {module.NAME: module for module in (llamacpp, mlx, vllm, anthropic, openai, openai_breakpoints)}
+RULES = {module.NAME: module for module in (llamacpp, mlx, vllm, anthropic, openai, openai_breakpoints,
+                                               deepseek, kimi, qwen)}
 CHOICES = ("model", "breakpoints")  # what TAKES may hold
 
 
@@ -97,4 +106,4 @@ def for_server(kind: str | None) -> str | None:
 
 
 __all__ = ["Block", "CHOICES", "Prediction", "Request", "RULES", "common_prefix", "for_server", "get", "predict",
-           "settings", "anthropic", "llamacpp", "mlx", "openai", "openai_breakpoints", "vllm"]
+           "settings", "anthropic", "deepseek", "kimi", "llamacpp", "mlx", "openai", "openai_breakpoints", "qwen", "vllm"]
