@@ -30,6 +30,9 @@ A2 tools
   edit_guard.py      opt-in (with_edit_guard): edit_file and write_file refuse a file
                      the model has not read as it is now; failed edits say how to fix
                      the call -> with_edit_guard, EditGuard
+  mcp_tools.py       A2·4, opt-in (--mcp COMMAND): an MCP server started on stdio, its
+                     tools listed and added after miniagent's own; tools/list_changed
+                     changes the next request's tool block -> add_mcp, MCPServer
 
 A3 the workspace
   tools.py           (again) paths checked before any file is touched; a command in its
