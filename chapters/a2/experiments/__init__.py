@@ -5,6 +5,7 @@
                         recording): ``python -m chapters.a2.experiments.call_shapes run`` then ``summary``
 ``retry``         A2·1  a malformed call retried once, a call with a wrong argument, a clean run   record a2-1
 ``tool_sets``     A2·2  one task with bash only, pi's four tools, fifteen tools                     record a2-2
+``mcp_servers``   A2·4  tools from the course's MCP server: one server, its list changed, two servers record a2-4
 """
 from prefixlab.recording.experiments import Experiment
 
@@ -13,4 +14,6 @@ EXPERIMENTS = [
                f"{__name__}.retry", {"a2-1-retry-smollm2-llamacpp": "."}),
     Experiment("a2-2", "a2", "A2·2 同一个任务:只有 bash、四个工具、十五个工具(约 1 分钟)",
                f"{__name__}.tool_sets", {"a2-2-tool-sets-smollm2-llamacpp": "."}),
+    Experiment("a2-4", "a2", "A2·4 MCP 服务器的工具:一个服务器、会话中途换了工具列表、两个服务器(约 1 分钟)",
+               f"{__name__}.mcp_servers", {"a2-4-mcp-smollm2-llamacpp": "."}),
 ]

@@ -147,3 +147,10 @@ def test_definition_takes_the_servers_schema_as_it_is():
 def test_definition_refuses_a_schema_the_arguments_cannot_be_checked_against(schema, message):
     with pytest.raises(MCPError, match=message):
         definition({"name": "t", "inputSchema": schema}, "s")
+
+
+def test_the_mcp_data_file_is_what_the_server_lists_and_the_code_counts_today():
+    from chapters.a2 import mcp_costs
+    data = mcp_costs.stored()
+    assert mcp_costs.list_server_tools() == data["definitions"], "run python -m chapters.a2.mcp_costs"
+    assert json.loads(json.dumps(mcp_costs.measure())) == data, "run python -m chapters.a2.mcp_costs"
