@@ -17,4 +17,5 @@ RETRY_SCRIPT = A2_DATA / "retry" / "script.yml"           # A2·1: the scripted 
 TOOL_SETS_SCRIPT = A2_DATA / "tool-sets" / "script.yml"   # A2·2: the scripted sessions of the tool-set recording
 RETRY_RECORDING = RECORDINGS / "a2-1-retry-smollm2-llamacpp"
 TOOL_SETS_RECORDING = RECORDINGS / "a2-2-tool-sets-smollm2-llamacpp"
+MCP_RECORDING = RECORDINGS / "a2-4-mcp-smollm2-llamacpp"      # A2·4: tools from the course MCP server
 OUTPUTS_EDITS = A2_DATA / "outputs-edits.json"          # A2·3: big outputs and edits counted offline
