@@ -46,7 +46,8 @@ def make_server(root: Path, tools: list[str], add_after: int | None = None) -> M
 
     async def run_checks(ctx: Context) -> str:
         """Run the repository's checks (python tools/check.py); one PASS or FAIL line per check."""
-        proc = subprocess.run([sys.executable, "tools/check.py"], cwd=root, capture_output=True, text=True,
+        # -B: no __pycache__ left in the repository (the shipped toy repository must stay as it is)
+        proc = subprocess.run([sys.executable, "-B", "tools/check.py"], cwd=root, capture_output=True, text=True,
                               timeout=CHECK_TIMEOUT)
         return await changed_after(ctx, proc.stdout + proc.stderr + f"[exit code {proc.returncode}]")
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -50,14 +51,17 @@ def test_the_course_server_starts_on_stdio_and_lists_its_tools_after_miniagents(
 
 
 def test_a_call_goes_to_the_server_and_its_text_is_the_result(tmp_path):
-    tools = add_mcp(toolbox(tmp_path), [course_server()])
+    repo = tmp_path / "repo"
+    shutil.copytree(TOY_REPO, repo)
+    tools = add_mcp(toolbox(tmp_path), [course_server(root=repo)])
     try:
         checks = tools.call("run_checks", "{}")
         assert "3 of 5 checks pass" in checks and checks.endswith("[exit code 2]")
         assert "units/convert.py:7: def parse_temperature(text):" in tools.call("search", '{"pattern": "^def "}')
+        assert not list(repo.rglob("__pycache__"))  # the checks leave no bytecode behind
         refused = "error: bad arguments for search: 'pattern' must be a string, not integer"
         assert tools.call("search", '{"pattern": 7}') == refused  # checked before it reaches the server
-        assert tools.call("list_files", '{"path": "."}') == "(no files)"  # miniagent's own still run
+        assert "repo/tools/check.py" in tools.call("list_files", '{"path": "."}')  # miniagent's own still run
     finally:
         tools.close()
 
