@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import hashlib
 import math
 import sys
@@ -18,6 +19,7 @@ from .compaction import KEEP_ROUNDS, Compactor, model_summariser
 from .edit_guard import with_edit_guard
 from .loop import Limits, run_task
 from .masking import ToolResultMasking
+from .mcp_tools import add_mcp
 from .memory import MEMORY_CHAR_LIMIT, MemoryFileError, MemoryStore
 from .model import ChatModel, ModelError, url_problem
 from .modes import MODES, for_mode
@@ -147,6 +149,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--retries", type=retry_count, default=3,
                    help="tries after a connection error or a busy server (HTTP 429, 5xx), each one "
                         "announced (default: %(default)s)")
+    p.add_argument("--mcp", action="append", metavar="COMMAND",
+                   help="start an MCP server with COMMAND (stdio) and add its tools after miniagent's own, e.g. "
+                        "--mcp 'python chapters/a2/mcp_server.py --root .'; may be given more than once "
+                        "(chapter A2·4; mcp_tools.py; default: none)")
     return p.parse_args(argv)
 
 
@@ -250,6 +256,11 @@ def main(argv=None) -> int:
         if args.children is not None:  # opt-in (A7): one more tool, the children talk to the same server
             toolbox = add_children(toolbox, session, lambda number, mode: model, log=print,
                                    limits=ChildLimits(limits=Limits(max_rounds=args.children))).toolbox
+        if args.mcp:  # opt-in (A2·4): the MCP servers' tools come last; a server that fails stops us here
+            toolbox = add_mcp(toolbox, args.mcp)
+            atexit.register(toolbox.close)
+            for server in toolbox.servers:
+                print(f"  mcp {server.command}: {', '.join(d['function']['name'] for d in server.definitions)}")
         loop = dict(model=model, toolbox=toolbox, session=session, steps=steps, limits=limits, log=print)
         if args.call_retries:  # opt-in (A2·1): a call the model wrote unreadably is sent back, N times at most
             answer, _ = run_with_retry(task, max_retries=args.call_retries, **loop)

@@ -2,16 +2,18 @@
 
 ``experiments`` what the lessons measure: ``call_shapes`` (A2·1: malformed calls per shape with the live
                 model, and what one retry costs; a measurement, not a recording), ``retry`` (A2·1, recorded
-                as ``a2-1``: a malformed call retried once) and ``tool_sets`` (A2·2, ``a2-2``: one, four,
-                fifteen tools)
+                as ``a2-1``: a malformed call retried once), ``tool_sets`` (A2·2, ``a2-2``: one, four,
+                fifteen tools) and ``mcp_servers`` (A2·4, ``a2-4``: tools from an MCP server)
 ``tool_blocks`` the tool block of a request, rendered offline by a chat template and counted with the real
                 tokenizer (A2·1, A2·2): where it sits, how many tokens it takes, what it costs in a session
 ``outputs_and_edits`` A2·3's numbers: a big file read whole, capped, paged; one change by rewrite or edit
 ``edit_failures`` A2·3: how an edit fails, and what the model is told, with and without the edit guard
+``mcp_server``  A2·4: the course's MCP server (official SDK, stdio): the toy repository's checks and a search
+``mcp_costs``   A2·4's numbers offline: the server's tools listed, their tokens, where they sit, a list change
 ``figures``     what the lessons draw (plotly figures work without a kernel): ``shapes`` (A2·1), ``tool_sets``
-                (A2·2), ``outputs`` (A2·3)
-``exercises``   the exercise checkers, one module per lesson: ``a2_1``, ``a2_2``, ``a2_3``
-``lab``         the lab's app (labs/a2/tool-block.ipynb): the tool block of the tools you choose
+                (A2·2), ``outputs`` (A2·3), ``mcp`` (A2·4)
+``exercises``   the exercise checkers, one module per lesson: ``a2_1`` … ``a2_4``
+``lab``         the lab's app (labs/a2/tool-block.ipynb): the tool block of the tools you choose; A2·4's cell
 ``paths``       where the chapter's data is (data/a2/)
 ``tests``       the chapter's tests (data files current, recorders offline and on a real server, pages, lab)
 """

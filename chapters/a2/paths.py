@@ -18,4 +18,5 @@ TOOL_SETS_SCRIPT = A2_DATA / "tool-sets" / "script.yml"   # A2·2: the scripted 
 RETRY_RECORDING = RECORDINGS / "a2-1-retry-smollm2-llamacpp"
 FOUR_WAYS_RECORDING = RECORDINGS / "a2-ways-qwen2.5-coder-0.5b-llamacpp"  # A2: four ways to get a call, live model
 TOOL_SETS_RECORDING = RECORDINGS / "a2-2-tool-sets-smollm2-llamacpp"
+MCP_RECORDING = RECORDINGS / "a2-4-mcp-smollm2-llamacpp"      # A2·4: tools from the course MCP server
 OUTPUTS_EDITS = A2_DATA / "outputs-edits.json"          # A2·3: big outputs and edits counted offline

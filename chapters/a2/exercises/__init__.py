@@ -4,4 +4,5 @@ chapter's data (or a rendered prompt), never stores it, and prints it only once 
 ``a2_1``  A2·1: the tool block's tokens; what the retry of a malformed call costs
 ``a2_2``  A2·2: the block's share over twenty rounds; its cost when cached
 ``a2_3``  A2·3: pages until a line in the middle, and their tokens
+``a2_4``  A2·4: the MCP tools' tokens; what is read after the list changed; which server goes last
 """

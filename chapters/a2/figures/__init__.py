@@ -3,4 +3,5 @@
 ``shapes``   A2·1: the rendered tool block, and malformed calls per 100 under each shape
 ``tool_sets``  A2·2: the tool block's share of a session's prompt tokens, and its cloud cost, per tool set
 ``outputs``  A2·3: a big tool result three ways; one change by rewrite or by edit
+``mcp``      A2·4: what each request read and recomputed when an MCP server's tool list changed
 """

@@ -88,3 +88,19 @@ def test_a_set_tool_with_no_handler_says_so(tmp_path):
     box = SetToolbox(Workspace(TOY_REPO), "fifteen")
     assert box.call("web_search", '{"query": "x"}') == "error: web_search is offered but not available in this session"
     assert box.call("nope", "{}").startswith("error: unknown tool 'nope'")
+
+
+def test_the_mcp_sessions_offer_the_servers_tools_and_the_changed_list_from_the_third_request(tmp_path):
+    from chapters.a2.experiments.mcp_servers import MCPRecorder
+    rec = record(MCPRecorder, tmp_path)
+    names = {s: [[t["function"]["name"] for t in c.request["tools"]] for c in rec.session_calls(s)]
+             for s in MCPRecorder.variants}
+    own = ["list_files", "read_file", "write_file", "edit_file", "run_command", "remember"]
+    assert names["one-server"] == [own + ["run_checks", "list_checks", "search"]] * 6
+    assert names["one-server-changed"][:2] == names["one-server"][:2]
+    assert names["one-server-changed"][2:] == [own + ["run_checks", "list_checks", "search", "show_check"]] * 4
+    assert names["two-servers-changed"][:2] == names["one-server"][:2]
+    assert names["two-servers-changed"][2:] == [own + ["run_checks", "list_checks", "show_check", "search"]] * 4
+    results = [m["content"] for m in rec.session_calls("one-server")[-1].request["messages"] if m["role"] == "tool"]
+    assert results[1].startswith("PASS parse plain") and "3 of 5 checks pass" in results[1]
+    assert "5 of 5 checks pass" in results[-1]  # the fix made with miniagent's edit_file, checked by the server
