@@ -16,7 +16,9 @@ each to the recorded call). Marking tool output as data changes the request, so 
 - ``plain``: miniagent as it ships;
 - ``marked``: the data rule in the base prompt, the file's text inside ``<tool_output>`` (miniagent.data_marking).
 
-Runs alternate seed by seed (``plain-01``, ``marked-01``, ``plain-02`` ...), so a chunk stays balanced.
+Runs go in blocks of five seeds (``plain-01`` … ``plain-05``, ``marked-01`` … ``marked-05``, ``plain-06`` …): a chunk is
+balanced after every block, and the two prompts, which differ from the end of the base prompt on, switch only
+between blocks.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from prefixlab.recording.repository import Repository
 EXPERIMENT = "A3-3-live"
 GROUP = "frozen"
 VARIANTS = ("plain", "marked")
+BLOCK = 5  # seeds per variant before the other variant's turn
 
 
 class InjectionLiveRecorder(ChunkedLiveRecorder, Recorder):
@@ -56,7 +59,11 @@ class InjectionLiveRecorder(ChunkedLiveRecorder, Recorder):
                               "max_tokens": live["max_tokens"]})
 
     def plan(self) -> list[tuple[int, str]]:
-        return [(seed, v) for seed in range(1, self.manifest["runs"] + 1) for v in self.variants]
+        """Blocks of ``BLOCK`` seeds, one variant after the other: balanced after every block, and the
+        server recomputes the part where the two prompts differ only when the variant changes."""
+        runs = self.manifest["runs"]
+        return [(seed, v) for start in range(1, runs + 1, BLOCK) for v in self.variants
+                for seed in range(start, min(start + BLOCK, runs + 1))]
 
     def run(self, seed: int, variant: str) -> None:
         s, name = self.script, f"{variant}-{seed:02d}"
