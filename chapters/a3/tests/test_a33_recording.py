@@ -9,6 +9,7 @@ import pytest
 from prefixlab.cache import calculator
 from prefixlab.recording.format import load
 
+from chapters.a3.experiments.injection_live import BLOCK
 from chapters.a3.injection import DEFENCES, first_calls, follow_rates
 from chapters.a3.paths import A33_LIVE_RECORDING, A33_RECORDING
 
@@ -56,7 +57,7 @@ def test_every_request_is_predicted_exactly(name, request):
 def test_the_live_runs_are_balanced_and_each_one_request(live):
     assert live.manifest["experiment"] == "A3-3-live" and live.complete
     rates = follow_rates(live)
-    assert set(rates) == {"plain", "marked"} and abs(rates["plain"]["runs"] - rates["marked"]["runs"]) <= 1
+    assert set(rates) == {"plain", "marked"} and abs(rates["plain"]["runs"] - rates["marked"]["runs"]) <= BLOCK
     assert all(len(live.session_calls(s["id"])) == 1 for s in live.manifest["sessions"])
     assert len(first_calls(live)) == len(live.manifest["sessions"])
     for r in rates.values():  # every defence lets through at most what the one before it in strength does
