@@ -16,6 +16,7 @@ from .constrained import ConstrainedModel
 from .loop_guard import GuardedLimits, LoopGuard
 from .children import ChildLimits, add_children
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
+from .data_marking import MarkedToolbox, with_data_rule
 from .edit_guard import with_edit_guard
 from .loop import Limits, run_task
 from .masking import ToolResultMasking
@@ -137,6 +138,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--sandbox", choices=SANDBOXES,
                    help="run every command inside a sandbox: bwrap = bubblewrap (Linux; workspace writable, rest "
                         "read-only, no network, fresh /proc, cleared environment; sandbox.py) (default: none)")
+    p.add_argument("--mark-data", action="store_true",
+                   help="mark every tool result as data (<tool_output> tags, a rule in the system prompt; data_marking.py)")
     p.add_argument("--request-timeout", type=positive_seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
                    help="how long to wait for the model server's answer to one request; a request that "
                         "times out is not sent again (default: %(default)s)")
@@ -232,7 +235,8 @@ def main(argv=None) -> int:
             print(f"  skills {args.skills}: {len(found)} loaded, index {args.skills_index}")
         for line in over_the_cap(workspace.root):  # the prompt's marker says how much, this says which files
             print(f"miniagent: AGENTS.md: {line}", file=sys.stderr)
-        injection = for_mode(args.mode, BASE_PROMPT, read_agents_md(workspace.root), memory, workspace.root,
+        base = with_data_rule(BASE_PROMPT) if args.mark_data else BASE_PROMPT
+        injection = for_mode(args.mode, base, read_agents_md(workspace.root), memory, workspace.root,
                              skills=skills.index if skills else None, skills_at=args.skills_index)
         model = ChatModel(args.server, args.model, timeout=args.request_timeout, max_retries=args.retries,
                           max_tokens=args.max_tokens)
@@ -250,9 +254,6 @@ def main(argv=None) -> int:
             toolbox = with_edit_guard(toolbox)
         if args.constrained:
             model = ConstrainedModel(model)
-        if args.loop_guard:  # outermost: it sees every call the model makes, whatever tools answer it
-            toolbox = LoopGuard(toolbox, patience=args.loop_guard)
-            limits = GuardedLimits(max_rounds=args.max_rounds, max_tokens=args.budget, guard=toolbox)
         if args.children is not None:  # opt-in (A7): one more tool, the children talk to the same server
             toolbox = add_children(toolbox, session, lambda number, mode: model, log=print,
                                    limits=ChildLimits(limits=Limits(max_rounds=args.children))).toolbox
@@ -261,6 +262,11 @@ def main(argv=None) -> int:
             atexit.register(toolbox.close)
             for server in toolbox.servers:
                 print(f"  mcp {server.command}: {', '.join(d['function']['name'] for d in server.definitions)}")
+        if args.mark_data:  # opt-in (A3·3): every tool result reaches the model marked as data
+            toolbox = MarkedToolbox(toolbox)
+        if args.loop_guard:  # outermost: it sees every call the model makes, whatever tools answer it
+            toolbox = LoopGuard(toolbox, patience=args.loop_guard)
+            limits = GuardedLimits(max_rounds=args.max_rounds, max_tokens=args.budget, guard=toolbox)
         loop = dict(model=model, toolbox=toolbox, session=session, steps=steps, limits=limits, log=print)
         if args.call_retries:  # opt-in (A2·1): a call the model wrote unreadably is sent back, N times at most
             answer, _ = run_with_retry(task, max_retries=args.call_retries, **loop)

@@ -56,7 +56,7 @@ def test_every_a3_recording_is_in_the_table():
 
 
 def test_no_verdict_of_a_checker_is_stored_in_either_lesson():
-    for name in ("a3-1-paths-and-commands.ipynb", "a3-2-approval.ipynb"):
+    for name in ("a3-1-paths-and-commands.ipynb", "a3-2-approval.ipynb", "a3-3-prompt-injection.ipynb"):
         nb = nbformat.read(BOOK / name, as_version=4)
         printed = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
         assert "对:" not in printed and "不对" not in printed, name
