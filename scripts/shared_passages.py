@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/shared_passages.py [--min 10] [--reference DIR]
 
-The reference lesson (``/work/shared/reference/``) is a design reference that learners and CI do
+The reference lesson (``../shared/reference/`` next to the repository) is a design reference that learners and CI do
 not have: without it the script says so and exits 0. Each markdown cell of every page in
 ``_toc.yml`` (and the labs) is compared with each reference text; a shared passage is a maximal
 run of at least ``--min`` characters (whitespace ignored) that occurs in both. Not counted: code
@@ -20,7 +20,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = Path("/work/shared/reference")
+# The workplace keeps the reference next to the repository (../shared/reference); learners have none.
+REFERENCE = ROOT.parent / "shared" / "reference"
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 

@@ -58,10 +58,10 @@ def test_predicted_equals_measured_on_every_request(replay):
         wanted = {"main"}
     if rec.manifest["experiment"] == "T12":  # lesson A6·3: main sessions only (see test_t12_recording.py)
         wanted = {"main"}
-    if rec.manifest["experiment"] in ("A5-2", "A4-1", "A4-2", "A4-3", "A1", "A3-2", "A5-1-triggers", "A5-4", "A2-1", "A2-2"):  # A5·2: one main session per server setup;
+    if rec.manifest["experiment"] in ("A5-2", "A4-1", "A4-2", "A4-3", "A1", "A3-2", "A5-1-triggers", "A5-4", "A2-1", "A2-2", "A2-4", "A3-3"):  # A5·2: one main session per server setup;
         # A4·1: one-request main sessions only (chapters/a4/tests); A4·2: two days of main sessions per shape;
         # A4·3: one main session per shape of the history;
-        # A1: one main session per server start; A3·2, A5·1's triggers, A5·4, A2·1, A2·2: one main session per variant
+        # A1: one main session per server start; A3·2, A5·1's triggers, A5·4, A2·1, A2·2, A2·4, A3·3: one main session per variant
         wanted = {"main"}
     if rec.manifest["experiment"] in ("A7-1", "A7-2", "A7-3", "A7-4", "A7-4-parallel", "A8-3", "A8-3-waterfall"):  # A7, A8·3: parents and their children
         wanted = {"main", "child"}

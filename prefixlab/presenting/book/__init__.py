@@ -20,7 +20,8 @@ Imported by the build or by pytest, not by notebooks:
 ``sphinx_citations``   Sphinx extension: the ``citation`` directive and the ``cite-code`` role
 ``sphinx_course_map``  Sphinx extension: the ``course-map`` directive (front page, chapter pages)
 ``sphinx_quotes``      Sphinx extension: straight double quotes in the prose paired as “ and ” per paragraph
-``nbval_hooks``        nbval: compare text, not figure HTML or plotly JSON
+``search_index``       the Chinese search: glossary terms as jieba words, the agent picture and course map left out
+``nbval_hooks``        nbval: compare every output, figures (plotly JSON and HTML) included
 """
 
 from prefixlab.presenting.book.citations import citation_card
