@@ -23,8 +23,9 @@ book: install
 
 # Headless Chromium (Debian's package) opens the built pages: charts drawn, no console
 # errors, Chinese search works. Needs: apt-get install chromium; pip install -r requirements-ci.txt
+# BOOK_BUILT=1 (CI, right after make book) reuses _build/html and builds only the fixture book.
 check-book: install
-	JUPYTER_BOOK=$(BIN)/jupyter-book bash scripts/build_book.sh --fixture
+	JUPYTER_BOOK=$(BIN)/jupyter-book bash scripts/build_book.sh $(if $(BOOK_BUILT),--fixture-only,--fixture)
 	$(BIN)/python -m pytest tests/test_book_html.py
 	$(BIN)/python scripts/browser_check.py _build/html
 	$(BIN)/python scripts/browser_check.py _build/fixture/_build/html --out _build/browser-check/fixture
