@@ -12,6 +12,13 @@ a ``sorted``/``min``/``max`` swapped. It is applied to a temporary copy of the r
 worktree is never touched) and the given tests run there; a mutant survives when they all pass.
 A benchmark, not a CI step: it runs the tests once per mutant (minutes). ``--list`` prints the
 mutants without running them; ``--only N,M`` runs some.
+
+By default the tests are collected once and each mutant runs in a forked child (``--fork``, POSIX):
+the child executes the mutated source into the rule's own module object, re-binds every name other
+modules imported from it, runs the collected tests until the first failure and exits; the worktree's
+files are never written. ``--subprocess`` is the slower, plainer way: a temporary copy of the
+repository per run and a fresh pytest per mutant. ``--json FILE`` writes the result for
+``benchmarks/mutation_report.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +26,10 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import importlib
+import json
+import os
+import signal
 import shutil
 import subprocess
 import sys
@@ -108,21 +119,97 @@ def mutants(source: str):
         yield n, line, desc, ast.unparse(mutated)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("module", help="the rule module, e.g. prefixlab/cache/rules/llamacpp.py")
-    parser.add_argument("tests", nargs="+", help="the tests that should kill its mutants")
-    parser.add_argument("--list", action="store_true")
-    parser.add_argument("--only", default="", help="comma-separated mutant numbers")
-    args = parser.parse_args()
-    module = Path(args.module)
-    source = (ROOT / module).read_text(encoding="utf-8")
-    chosen = {int(x) for x in args.only.split(",") if x}
-    todo = [m for m in mutants(source) if not chosen or m[0] in chosen]
-    if args.list:
-        for n, line, desc, _ in todo:
-            print(f"{n:3d}  {module}:{line}  {desc}")
+def module_name(module: Path) -> str:
+    return ".".join(module.with_suffix("").parts)
+
+
+class _ForkRunner:
+    """A pytest plugin: after collection, run every mutant's tests in a forked child."""
+
+    def __init__(self, module: Path, todo, timeout: float):
+        self.module, self.todo, self.timeout = module, todo, timeout
+        self.results: list[tuple[int, int, str, str]] = []
+
+    def _apply(self, mutated: str) -> None:
+        mod = importlib.import_module(module_name(self.module))
+        if Path(mod.__file__).resolve() != (ROOT / self.module).resolve():
+            raise RuntimeError(f"{mod.__name__} was imported from {mod.__file__}, not from {ROOT}")
+        old = dict(vars(mod))
+        exec(compile(mutated, str(ROOT / self.module), "exec"), vars(mod))
+        swap = {id(v): vars(mod)[k] for k, v in old.items()
+                if k in vars(mod) and vars(mod)[k] is not v and not k.startswith("__")}
+        for other in list(sys.modules.values()):
+            if other is mod or other is None:
+                continue
+            try:
+                names = list(vars(other).items())
+            except TypeError:
+                continue
+            for k, v in names:
+                if id(v) in swap and swap[id(v)] is not v:
+                    try:
+                        setattr(other, k, swap[id(v)])
+                    except (AttributeError, TypeError):
+                        pass
+
+    def _child(self, session, mutated: str) -> int:
+        from _pytest.runner import runtestprotocol
+        signal.alarm(int(self.timeout))  # a mutant that loops forever counts as killed
+        self._apply(mutated)
+        items = session.items
+        for i, item in enumerate(items):
+            nxt = items[i + 1] if i + 1 < len(items) else None
+            reports = runtestprotocol(item, log=False, nextitem=nxt)
+            if any(r.failed for r in reports):
+                return 1
         return 0
+
+    def pytest_runtestloop(self, session):
+        if not session.items:
+            raise SystemExit("no tests collected")
+        # control: the unmutated source, through the same exec and re-binding, must pass
+        control = [(-1, 0, "unmutated source (control)", (ROOT / self.module).read_text(encoding="utf-8"))]
+        for n, line, desc, mutated in control + list(self.todo):
+            sys.stdout.flush()
+            pid = os.fork()
+            if pid == 0:
+                code = 2
+                try:
+                    devnull = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(devnull, 1)
+                    os.dup2(devnull, 2)
+                    code = self._child(session, mutated)
+                except BaseException:
+                    code = 3
+                finally:
+                    os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            killed = not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0)
+            how = "killed" if killed else "SURVIVED"
+            if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+                how = "killed (timeout)"
+            if n == -1:
+                if killed:
+                    raise SystemExit(f"the unmutated source fails the tests in a forked child ({how}); "
+                                     "run the tests alone, or use --subprocess")
+                continue
+            self.results.append((n, line, desc, how))
+            print(f"{n:3d}  {self.module}:{line}  {desc}: {how}", flush=True)
+        return True
+
+
+def run_forked(module: Path, todo, tests, timeout: float):
+    import pytest
+    runner = _ForkRunner(module, todo, timeout)
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not server", *tests], plugins=[runner])
+    if code not in (0, pytest.ExitCode.OK) and not runner.results:
+        raise SystemExit(f"collection failed (pytest exit {code}); run the tests alone to see why")
+    return runner.results
+
+
+def run_subprocess(module: Path, todo, tests):
+    source = (ROOT / module).read_text(encoding="utf-8")
+    results = []
     with tempfile.TemporaryDirectory(prefix="mutate-") as tmp:
         work = Path(tmp)
         for name in COPIED:
@@ -135,17 +222,50 @@ def main() -> int:
             if (ROOT / name).exists():
                 (work / name).symlink_to(ROOT / name)
         target = work / module
-        survivors = []
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         for n, line, desc, mutated in todo:
             target.write_text(mutated, encoding="utf-8")
             result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                                     "-m", "not server", *args.tests], cwd=work, capture_output=True, text=True)
-            killed = result.returncode != 0
-            print(f"{n:3d}  {module}:{line}  {desc}: {'killed' if killed else 'SURVIVED'}", flush=True)
-            if not killed:
-                survivors.append((n, line, desc))
+                                     "-m", "not server", *tests], cwd=work, capture_output=True, text=True, env=env)
+            how = "killed" if result.returncode != 0 else "SURVIVED"
+            results.append((n, line, desc, how))
+            print(f"{n:3d}  {module}:{line}  {desc}: {how}", flush=True)
         target.write_text(source, encoding="utf-8")
-    print(f"{len(todo) - len(survivors)} of {len(todo)} mutants killed; {len(survivors)} survived")
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("module", help="the rule module, e.g. prefixlab/cache/rules/llamacpp.py")
+    parser.add_argument("tests", nargs="+", help="the tests that should kill its mutants")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--only", default="", help="comma-separated mutant numbers")
+    parser.add_argument("--subprocess", action="store_true", help="a temporary copy and a fresh pytest per mutant")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant (fork mode)")
+    parser.add_argument("--json", help="write the results here")
+    args = parser.parse_args()
+    module = Path(args.module)
+    source = (ROOT / module).read_text(encoding="utf-8")
+    chosen = {int(x) for x in args.only.split(",") if x}
+    todo = [m for m in mutants(source) if not chosen or m[0] in chosen]
+    if args.list:
+        for n, line, desc, _ in todo:
+            print(f"{n:3d}  {module}:{line}  {desc}")
+        return 0
+    if args.subprocess or not hasattr(os, "fork"):
+        results = run_subprocess(module, todo, args.tests)
+    else:
+        os.chdir(ROOT)
+        sys.path.insert(0, str(ROOT))
+        results = run_forked(module, todo, args.tests, args.timeout)
+    survivors = [r for r in results if r[3] == "SURVIVED"]
+    print(f"{len(results) - len(survivors)} of {len(results)} mutants killed; {len(survivors)} survived")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "module": str(module), "tests": list(args.tests), "mutants": len(results),
+            "killed": len(results) - len(survivors),
+            "results": [{"n": n, "line": line, "mutation": desc, "outcome": how} for n, line, desc, how in results],
+        }, indent=1) + "\n", encoding="utf-8")
     return 1 if survivors else 0
 
 
