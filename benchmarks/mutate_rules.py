@@ -104,6 +104,18 @@ class _Apply(ast.NodeTransformer):
         return node
 
 
+def fingerprint(source: str) -> str:
+    """sha256 of the module's code without docstrings or comments: the mutants depend on nothing else."""
+    import hashlib
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if (isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+                and isinstance(node.body[0].value.value, str)):
+            node.body = node.body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.unparse(tree).encode()).hexdigest()
+
+
 def mutants(source: str):
     tree = ast.parse(source)
     docstrings = {id(n.body[0].value) for n in ast.walk(tree)
@@ -129,6 +141,7 @@ class _ForkRunner:
     def __init__(self, module: Path, todo, timeout: float):
         self.module, self.todo, self.timeout = module, todo, timeout
         self.results: list[tuple[int, int, str, str]] = []
+        self.killers: dict[int, str | None] = {}
 
     def _apply(self, mutated: str) -> None:
         mod = importlib.import_module(module_name(self.module))
@@ -152,7 +165,7 @@ class _ForkRunner:
                     except (AttributeError, TypeError):
                         pass
 
-    def _child(self, session, mutated: str) -> int:
+    def _child(self, session, mutated: str, out: int) -> int:
         from _pytest.runner import runtestprotocol
         signal.alarm(int(self.timeout))  # a mutant that loops forever counts as killed
         self._apply(mutated)
@@ -161,6 +174,7 @@ class _ForkRunner:
             nxt = items[i + 1] if i + 1 < len(items) else None
             reports = runtestprotocol(item, log=False, nextitem=nxt)
             if any(r.failed for r in reports):
+                os.write(out, item.nodeid.encode())  # the test that killed it
                 return 1
         return 0
 
@@ -171,18 +185,23 @@ class _ForkRunner:
         control = [(-1, 0, "unmutated source (control)", (ROOT / self.module).read_text(encoding="utf-8"))]
         for n, line, desc, mutated in control + list(self.todo):
             sys.stdout.flush()
+            read_end, write_end = os.pipe()
             pid = os.fork()
             if pid == 0:
                 code = 2
                 try:
+                    os.close(read_end)
                     devnull = os.open(os.devnull, os.O_WRONLY)
                     os.dup2(devnull, 1)
                     os.dup2(devnull, 2)
-                    code = self._child(session, mutated)
+                    code = self._child(session, mutated, write_end)
                 except BaseException:
                     code = 3
                 finally:
                     os._exit(code)
+            os.close(write_end)
+            with os.fdopen(read_end, "rb") as pipe:
+                killer = pipe.read().decode() or None
             _, status = os.waitpid(pid, 0)
             killed = not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0)
             how = "killed" if killed else "SURVIVED"
@@ -194,6 +213,7 @@ class _ForkRunner:
                                      "run the tests alone, or use --subprocess")
                 continue
             self.results.append((n, line, desc, how))
+            self.killers[n] = killer
             print(f"{n:3d}  {self.module}:{line}  {desc}: {how}", flush=True)
         return True
 
@@ -204,7 +224,7 @@ def run_forked(module: Path, todo, tests, timeout: float):
     code = pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not server", *tests], plugins=[runner])
     if code not in (0, pytest.ExitCode.OK) and not runner.results:
         raise SystemExit(f"collection failed (pytest exit {code}); run the tests alone to see why")
-    return runner.results
+    return runner.results, runner.killers
 
 
 def run_subprocess(module: Path, todo, tests):
@@ -252,19 +272,23 @@ def main() -> int:
         for n, line, desc, _ in todo:
             print(f"{n:3d}  {module}:{line}  {desc}")
         return 0
+    killers: dict[int, str | None] = {}
     if args.subprocess or not hasattr(os, "fork"):
         results = run_subprocess(module, todo, args.tests)
     else:
         os.chdir(ROOT)
         sys.path.insert(0, str(ROOT))
-        results = run_forked(module, todo, args.tests, args.timeout)
+        results, killers = run_forked(module, todo, args.tests, args.timeout)
     survivors = [r for r in results if r[3] == "SURVIVED"]
     print(f"{len(results) - len(survivors)} of {len(results)} mutants killed; {len(survivors)} survived")
     if args.json:
         Path(args.json).write_text(json.dumps({
-            "module": str(module), "tests": list(args.tests), "mutants": len(results),
+            "module": str(module), "code_sha256": fingerprint(source), "tests": list(args.tests),
+            "selected": sorted(chosen) if chosen else "all", "mutants": len(results),
             "killed": len(results) - len(survivors),
-            "results": [{"n": n, "line": line, "mutation": desc, "outcome": how} for n, line, desc, how in results],
+            "results": [{"n": n, "line": line, "mutation": desc, "outcome": how,
+                         **({"killed_by": killers[n]} if killers.get(n) else {})}
+                        for n, line, desc, how in results],
         }, indent=1) + "\n", encoding="utf-8")
     return 1 if survivors else 0
 

@@ -35,8 +35,8 @@ def test_a_match_under_the_minimum_names_no_entry():
 
 
 def test_only_a_strict_prefix_of_the_new_prompt_is_dropped():
-    # an unrelated prompt of >= 1,024 tokens leaves A+B stored: A+D still reads A (1,408)
-    p = openai.predict([Request(A + B), Request(C, t=1), Request(A + D, t=2)])
+    # a longer, unrelated prompt (2,000 tokens) leaves A+B (1,800) stored: A+D still reads A (1,408)
+    p = openai.predict([Request(A + B), Request(seq(40_000, 2000), t=1), Request(A + D, t=2)])
     assert p[2].read == 1408
 
 
