@@ -18,7 +18,9 @@ the child executes the mutated source into the rule's own module object, re-bind
 modules imported from it, runs the collected tests until the first failure and exits; the worktree's
 files are never written. ``--subprocess`` is the slower, plainer way: a temporary copy of the
 repository per run and a fresh pytest per mutant. ``--json FILE`` writes the result for
-``benchmarks/mutation_report.py``.
+``benchmarks/mutation_report.py`` (with ``--update``, only the ``--only`` mutants are re-run and replaced
+in an existing file: after adding a test for a survivor; the file is written after every mutant, and
+``--resume`` goes on with the mutants it does not have yet).
 """
 
 from __future__ import annotations
@@ -138,10 +140,11 @@ def module_name(module: Path) -> str:
 class _ForkRunner:
     """A pytest plugin: after collection, run every mutant's tests in a forked child."""
 
-    def __init__(self, module: Path, todo, timeout: float):
-        self.module, self.todo, self.timeout = module, todo, timeout
+    def __init__(self, module: Path, todo, timeout: float, on_result=None):
+        self.module, self.todo, self.timeout, self.on_result = module, todo, timeout, on_result
         self.results: list[tuple[int, int, str, str]] = []
         self.killers: dict[int, str | None] = {}
+        self.collected: list[str] = []
 
     def _apply(self, mutated: str) -> None:
         mod = importlib.import_module(module_name(self.module))
@@ -181,6 +184,7 @@ class _ForkRunner:
     def pytest_runtestloop(self, session):
         if not session.items:
             raise SystemExit("no tests collected")
+        self.collected = [item.nodeid for item in session.items]
         # control: the unmutated source, through the same exec and re-binding, must pass
         control = [(-1, 0, "unmutated source (control)", (ROOT / self.module).read_text(encoding="utf-8"))]
         for n, line, desc, mutated in control + list(self.todo):
@@ -215,16 +219,18 @@ class _ForkRunner:
             self.results.append((n, line, desc, how))
             self.killers[n] = killer
             print(f"{n:3d}  {self.module}:{line}  {desc}: {how}", flush=True)
+            if self.on_result:
+                self.on_result(self.results, self.killers, self.collected)
         return True
 
 
-def run_forked(module: Path, todo, tests, timeout: float):
+def run_forked(module: Path, todo, tests, timeout: float, on_result=None):
     import pytest
-    runner = _ForkRunner(module, todo, timeout)
+    runner = _ForkRunner(module, todo, timeout, on_result)
     code = pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not server", *tests], plugins=[runner])
     if code not in (0, pytest.ExitCode.OK) and not runner.results:
         raise SystemExit(f"collection failed (pytest exit {code}); run the tests alone to see why")
-    return runner.results, runner.killers
+    return runner.results, runner.killers, runner.collected
 
 
 def run_subprocess(module: Path, todo, tests):
@@ -263,6 +269,10 @@ def main() -> int:
     parser.add_argument("--subprocess", action="store_true", help="a temporary copy and a fresh pytest per mutant")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant (fork mode)")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--update", action="store_true",
+                        help="with --json and --only: replace those mutants' results in the existing file")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --json: skip the mutants the file already has (the file is written after each one)")
     args = parser.parse_args()
     module = Path(args.module)
     source = (ROOT / module).read_text(encoding="utf-8")
@@ -272,24 +282,46 @@ def main() -> int:
         for n, line, desc, _ in todo:
             print(f"{n:3d}  {module}:{line}  {desc}")
         return 0
+    path = Path(args.json) if args.json else None
+    base_rows, selected, base_collected = [], (sorted(chosen) if chosen else "all"), []
+    if path and (args.update or args.resume) and path.exists():
+        # keep an earlier run's results (same code, same test files): re-run only some, or go on after a stop
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if old["code_sha256"] != fingerprint(source) or old["tests"] != list(args.tests):
+            raise SystemExit(f"{path}: made from other code or other test files; run it whole")
+        base_rows, base_collected = old["results"], old.get("collected", [])
+        selected = old["selected"] if args.update else selected
+        if args.resume:
+            done = {r["n"] for r in base_rows}
+            todo = [m for m in todo if m[0] not in done]
+
+    def save(results, killers, collected):
+        if path is None:
+            return
+        rows = [{"n": n, "line": line, "mutation": desc, "outcome": how,
+                 **({"killed_by": killers[n]} if killers.get(n) else {})} for n, line, desc, how in results]
+        redone = {r["n"] for r in rows}
+        rows = sorted([r for r in base_rows if r["n"] not in redone] + rows, key=lambda r: r["n"])
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({
+            "module": str(module), "code_sha256": fingerprint(source), "tests": list(args.tests),
+            "selected": selected, "mutants": len(rows),
+            "killed": sum(r["outcome"] != "SURVIVED" for r in rows),
+            "collected": collected or base_collected, "results": rows,
+        }, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
     killers: dict[int, str | None] = {}
+    collected: list[str] = []
     if args.subprocess or not hasattr(os, "fork"):
         results = run_subprocess(module, todo, args.tests)
     else:
         os.chdir(ROOT)
         sys.path.insert(0, str(ROOT))
-        results, killers = run_forked(module, todo, args.tests, args.timeout)
+        results, killers, collected = run_forked(module, todo, args.tests, args.timeout, save)
+    save(results, killers, collected)
     survivors = [r for r in results if r[3] == "SURVIVED"]
     print(f"{len(results) - len(survivors)} of {len(results)} mutants killed; {len(survivors)} survived")
-    if args.json:
-        Path(args.json).write_text(json.dumps({
-            "module": str(module), "code_sha256": fingerprint(source), "tests": list(args.tests),
-            "selected": sorted(chosen) if chosen else "all", "mutants": len(results),
-            "killed": len(results) - len(survivors),
-            "results": [{"n": n, "line": line, "mutation": desc, "outcome": how,
-                         **({"killed_by": killers[n]} if killers.get(n) else {})}
-                        for n, line, desc, how in results],
-        }, indent=1) + "\n", encoding="utf-8")
     return 1 if survivors else 0
 
 

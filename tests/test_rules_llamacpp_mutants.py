@@ -244,3 +244,9 @@ def test_f_keep_of_exactly_half_after_the_rounded_product_does_not_save():
     server.step(Request(x, t=1.0))       # y is overwritten without being saved
     # a long prompt continuing y: not similar to x (10/220), LRU takes the empty slot 0; no saved y
     assert server.step(Request(y + tokens(5000, 200), t=2.0)).read == 0
+
+
+def test_the_default_host_cache_is_8192_mib():
+    # SRC common/common.h:638 ``int32_t cache_ram_mib = 8192``; server-task.h:653-655 turns it into
+    # ``limit_size = 1024ull*1024ull*cache_ram_mib`` bytes
+    assert LlamaCppConfig().limit_bytes == 8192 * 1024 * 1024
