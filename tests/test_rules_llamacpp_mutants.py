@@ -250,3 +250,30 @@ def test_the_default_host_cache_is_8192_mib():
     # SRC common/common.h:638 ``int32_t cache_ram_mib = 8192``; server-task.h:653-655 turns it into
     # ``limit_size = 1024ull*1024ull*cache_ram_mib`` bytes
     assert LlamaCppConfig().limit_bytes == 8192 * 1024 * 1024
+
+
+# -- load: an entry with the slot's own similarity is not loaded, however its f_sim rounds ----------
+# SRC tools/server/server-task.cpp:1806-1830: ``f_sim_best = float(lcp_best) / tokens_new.size()`` and
+# ``f_sim_cur = float(lcp_cur) / tokens_new.size()``; an entry is taken only if ``f_keep_best <
+# f_keep_cur && f_sim_best < f_sim_cur``. When the entry and the slot share exactly as many tokens with
+# the new prompt, the two f_sim are the same float, so the entry is not taken even though its f_keep is
+# better. One slot; E (short) is saved when S replaces it; X shares P with both E and S; then a long
+# prompt continuing E finds E still in the host cache. 100/300 rounds up in float32 and 70/100 rounds
+# down, so comparing an unrounded f_sim with a rounded one would take E in one case or the other.
+
+def tie_then_continue_e(a: int, n_e: int, n_s: int, n_x: int) -> int:
+    p = tokens(1, a)
+    e, s, x = p + tokens(1000, n_e - a), p + tokens(2000, n_s - a), p + tokens(3000, n_x - a)
+    server = LlamaCppServer(LlamaCppConfig.single_slot(n_ctx=8192, cache_ram_mib=8192))
+    server.step(Request(e, t=0.0))   # slot: E
+    server.step(Request(s, t=1.0))   # similarity a/n_s > 0.1, f_keep a/n_e < 0.5: E saved; slot: S
+    server.step(Request(x, t=2.0))   # f_keep a/n_s < 0.5: S saved; E ties the slot on f_sim: not loaded
+    # a prompt continuing E, ten times E's length: a/len < 0.1, LRU; E (f_keep 1) is loaded
+    return server.step(Request(e + tokens(5000, 10 * n_e), t=3.0)).read
+
+
+def test_an_entry_tying_the_slots_similarity_stays_in_the_host_cache():
+    f = np.float32
+    assert float(f(100) / f(300)) > 100 / 300 and float(f(70) / f(100)) < 70 / 100
+    assert tie_then_continue_e(100, 250, 500, 300) == 250   # E was still there: its 250 tokens read
+    assert tie_then_continue_e(70, 175, 350, 100) == 175
