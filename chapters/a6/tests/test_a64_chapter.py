@@ -70,8 +70,21 @@ def test_checkers_accept_only_the_recorded_answer(forks, tree, setups):
     assert not right(exercises_a64.check_fork_hit(forks, "fork-r5", hit - _out(hit)))
     row, _ = exercises_a64.switch_backs(setups[SETUPS["one-slot"]])[0]
     assert right(exercises_a64.check_switch_hit(setups, SETUPS["one-slot"], row.measured))
-    whole = [label for label, rows in setups.items() if exercises_a64.reads_back_whole(rows)]
+    # the right answer from the recordings, without the checker's helpers: a setup counts when every
+    # request that returns to a branch reads at least that branch's previous prompt
+    whole = []
+    for label, rows in setups.items():
+        last, before, back = {}, None, []
+        for r in rows:
+            if before is not None and r.session != before and r.session in last:
+                back.append((r.measured or 0) >= last[r.session].prompt_tokens)
+            last[r.session], before = r, r.session
+        if back and all(back):
+            whole.append(label)
+    assert whole == [SETUPS["two-slots-lru"]]     # what the page's prose says too
     assert right(exercises_a64.check_full_reuse(setups, whole))
+    for wrong in ([SETUPS["two-slots-lru"], SETUPS["host-cache"]], [SETUPS["two-slots"]], []):
+        assert not right(exercises_a64.check_full_reuse(setups, wrong))
 
 
 def test_truncation_agrees_with_the_map_query(tree):
