@@ -160,3 +160,120 @@ def test_the_token_limit_keeps_the_newer_entries():
         server.step(Request(prompt, t=float(i)))
     # p2 survived the eviction: loaded back whole (minus the last token)
     assert server.step(Request(p2, t=4.0)).read == len(p2) - 1
+
+
+# -- float32 roundings that need large numbers: the host cache's update called directly ------------
+# Each float in server_prompt_cache::update (SRC tools/server/server-task.cpp:1891-1894) is a C++ float:
+# ``size_per_token = std::max<float>(1.0f, float(size()) / std::max<size_t>(1, n_tokens()))`` converts
+# the byte count and the token count to float (the size_t divisor is converted for the float division),
+# and ``limit_size / size_per_token`` converts limit_size to float, divides in float and truncates to
+# size_t. A float32 holds every integer below 2**24 exactly, so a byte count only rounds above 16 MiB
+# and a token count only above 16,777,216 tokens. No recording reaches that (the live model's states are
+# far smaller), so the entries below are synthetic: their ``size`` is a number and a ``range`` stands for
+# 2**24 tokens. The expected limit is redone with numpy.float32 in each test.
+import numpy as np  # noqa: E402
+
+from prefixlab.cache.rules.llamacpp import HostEntry  # noqa: E402
+
+
+def limit_tokens(size_bytes: int, n_tokens: int, limit_bytes: int) -> int:
+    """server-task.cpp:1891-1894 in numpy.float32 (independent of the rule's own f32)."""
+    f = np.float32
+    size_per_token = max(f(1.0), f(size_bytes) / f(max(1, n_tokens)))
+    return int(f(limit_bytes) / size_per_token)
+
+
+def update(cache_ram_mib: int, entries) -> list[str]:
+    """Call the rule's update on synthetic entries (oldest first); the origins of those kept."""
+    server = LlamaCppServer(LlamaCppConfig.single_slot(n_ctx=256, cache_ram_mib=cache_ram_mib))
+    server.host[:] = [HostEntry(tokens, size, origin) for origin, tokens, size in entries]
+    server._update()
+    return [e.origin for e in server.host]
+
+
+def test_update_rounds_a_byte_count_over_16_mib_to_float32():
+    # 17 MiB - 1 bytes over 379 tokens: the byte count rounds to 17 MiB in float32, and the limit is
+    # 378 tokens, so the oldest entry goes; with the exact byte count it would be 379 and both stay
+    limit = 17 << 20
+    assert limit_tokens(limit - 1, 379, limit) == 378
+    entries = [("old", tokens(1, 179), 8_000_000), ("new", tokens(1000, 200), limit - 1 - 8_000_000)]
+    assert update(17, entries) == ["new"]
+
+
+def test_update_rounds_a_token_count_over_2_24_to_float32():
+    # 2**24 + 1 tokens round to 2**24 in float32: 17 MiB of state gives a limit of 16,777,216 tokens,
+    # one under the stored count, so the oldest entry goes (exact: 16,777,218 and nothing goes)
+    limit, n = 17 << 20, 2**24 + 1
+    assert limit_tokens(limit, n, limit) == n - 1
+    entries = [("old", range(1), 1 << 20), ("new", range(1, n), limit - (1 << 20))]
+    assert update(17, entries) == ["new"]
+
+
+def test_update_rounds_the_token_limit_to_float32_before_truncating():
+    # 1 MiB over 300 tokens: 1 MiB / float(1 MiB / 300) is 299.99998… in double but exactly 300.0 in
+    # float32, so the limit is 300 and all 300 tokens stay
+    limit = 1 << 20
+    assert limit_tokens(limit, 300, limit) == 300
+    entries = [("old", tokens(1, 100), 1 << 19), ("new", tokens(1000, 200), 1 << 19)]
+    assert update(1, entries) == ["old", "new"]
+
+
+def test_update_raises_the_token_limit_to_what_the_bytes_allow():
+    # limit_tokens_cur = max(n_ctx, limit_size / size_per_token): 400 tokens of 100 bytes each under a
+    # 1 MiB limit allow 10,485 tokens, far above the 256-token context, so nothing is evicted
+    assert limit_tokens(40_000, 400, 1 << 20) == 10_485
+    entries = [("old", tokens(1, 200), 20_000), ("new", tokens(1000, 200), 20_000)]
+    assert update(1, entries) == ["old", "new"]
+
+
+# -- f_keep with the product rounded to float32 ----------------------------------------------------
+# SRC tools/server/server-context.cpp:1730: ``f_keep = (f_sim_best*task.tokens.size()) /
+# ret->prompt.tokens.size()``: the product is a float (rounded) before the division. A 23-token prompt
+# sharing 10 tokens with a 20-token slot: float(10/23) * 23 rounds to exactly 10, so f_keep is 0.5f and
+# the slot is NOT saved; unrounded, the product is a hair under 10 and f_keep would fall under 0.5f.
+
+def test_f_keep_of_exactly_half_after_the_rounded_product_does_not_save():
+    f = np.float32
+    f_sim = f(10) / f(23)
+    assert f(f_sim * f(23)) / f(20) == f(0.5) and f(float(f_sim) * 23 / 20) < f(0.5)
+    base = tokens(1, 10)
+    y = base + tokens(1000, 10)          # 20 tokens, slot 1
+    x = base + tokens(2000, 13)          # 23 tokens: similarity 10/23 picks slot 1, f_keep 0.5f
+    server = LlamaCppServer(slots(2, cache_ram_mib=8192))
+    server.step(Request(y, t=0.0))
+    server.step(Request(x, t=1.0))       # y is overwritten without being saved
+    # a long prompt continuing y: not similar to x (10/220), LRU takes the empty slot 0; no saved y
+    assert server.step(Request(y + tokens(5000, 200), t=2.0)).read == 0
+
+
+def test_the_default_host_cache_is_8192_mib():
+    # SRC common/common.h:638 ``int32_t cache_ram_mib = 8192``; server-task.h:653-655 turns it into
+    # ``limit_size = 1024ull*1024ull*cache_ram_mib`` bytes
+    assert LlamaCppConfig().limit_bytes == 8192 * 1024 * 1024
+
+
+# -- load: an entry with the slot's own similarity is not loaded, however its f_sim rounds ----------
+# SRC tools/server/server-task.cpp:1806-1830: ``f_sim_best = float(lcp_best) / tokens_new.size()`` and
+# ``f_sim_cur = float(lcp_cur) / tokens_new.size()``; an entry is taken only if ``f_keep_best <
+# f_keep_cur && f_sim_best < f_sim_cur``. When the entry and the slot share exactly as many tokens with
+# the new prompt, the two f_sim are the same float, so the entry is not taken even though its f_keep is
+# better. One slot; E (short) is saved when S replaces it; X shares P with both E and S; then a long
+# prompt continuing E finds E still in the host cache. 100/300 rounds up in float32 and 70/100 rounds
+# down, so comparing an unrounded f_sim with a rounded one would take E in one case or the other.
+
+def tie_then_continue_e(a: int, n_e: int, n_s: int, n_x: int) -> int:
+    p = tokens(1, a)
+    e, s, x = p + tokens(1000, n_e - a), p + tokens(2000, n_s - a), p + tokens(3000, n_x - a)
+    server = LlamaCppServer(LlamaCppConfig.single_slot(n_ctx=8192, cache_ram_mib=8192))
+    server.step(Request(e, t=0.0))   # slot: E
+    server.step(Request(s, t=1.0))   # similarity a/n_s > 0.1, f_keep a/n_e < 0.5: E saved; slot: S
+    server.step(Request(x, t=2.0))   # f_keep a/n_s < 0.5: S saved; E ties the slot on f_sim: not loaded
+    # a prompt continuing E, ten times E's length: a/len < 0.1, LRU; E (f_keep 1) is loaded
+    return server.step(Request(e + tokens(5000, 10 * n_e), t=3.0)).read
+
+
+def test_an_entry_tying_the_slots_similarity_stays_in_the_host_cache():
+    f = np.float32
+    assert float(f(100) / f(300)) > 100 / 300 and float(f(70) / f(100)) < 70 / 100
+    assert tie_then_continue_e(100, 250, 500, 300) == 250   # E was still there: its 250 tokens read
+    assert tie_then_continue_e(70, 175, 350, 100) == 175

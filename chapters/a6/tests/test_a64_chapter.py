@@ -61,6 +61,16 @@ def right(verdict: str) -> bool:
     return verdict.startswith("对")
 
 
+def returns(rows):
+    """(request, its branch's previous request) for each request that follows one of another branch."""
+    out, last = [], {}
+    for i, r in enumerate(rows):
+        if i and rows[i - 1].session != r.session and r.session in last:
+            out.append((r, last[r.session]))
+        last[r.session] = r
+    return out
+
+
 def test_checkers_accept_only_the_recorded_answer(forks, tree, setups):
     lost = len(exercises_a64.truncated(tree, "fork-r7"))
     assert right(exercises_a64.check_lost(tree, "fork-r7", lost))
@@ -68,10 +78,17 @@ def test_checkers_accept_only_the_recorded_answer(forks, tree, setups):
     hit = forks.session_calls("fork-r5")[0].cached_tokens
     assert right(exercises_a64.check_fork_hit(forks, "fork-r5", hit))
     assert not right(exercises_a64.check_fork_hit(forks, "fork-r5", hit - _out(hit)))
-    row, _ = exercises_a64.switch_backs(setups[SETUPS["one-slot"]])[0]
-    assert right(exercises_a64.check_switch_hit(setups, SETUPS["one-slot"], row.measured))
-    whole = [label for label, rows in setups.items() if exercises_a64.reads_back_whole(rows)]
+    # the right answers from the recordings, without the checker's helpers
+    first = returns(setups[SETUPS["one-slot"]])[0][0]
+    assert right(exercises_a64.check_switch_hit(setups, SETUPS["one-slot"], first.measured))
+    assert not right(exercises_a64.check_switch_hit(setups, SETUPS["one-slot"], first.prompt_tokens))
+    # a setup counts when every request that returns to a branch reads at least its previous prompt
+    whole = [label for label, rows in setups.items()
+             if returns(rows) and all((r.measured or 0) >= prev.prompt_tokens for r, prev in returns(rows))]
+    assert whole == [SETUPS["two-slots-lru"]]     # what the page's prose says too
     assert right(exercises_a64.check_full_reuse(setups, whole))
+    for wrong in ([SETUPS["two-slots-lru"], SETUPS["host-cache"]], [SETUPS["two-slots"]], []):
+        assert not right(exercises_a64.check_full_reuse(setups, wrong))
 
 
 def test_truncation_agrees_with_the_map_query(tree):

@@ -22,7 +22,7 @@ How we model it over token ids:
   multiple of it inside the prompt is a unit as well.
 
 Choices where the page is silent (ours): a unit is never dropped by default (the page names no lifetime;
-``ttl`` in seconds after the unit's last write or hit is a parameter); the read is capped at
+``ttl`` in seconds after the unit's last write or hit is a parameter; a unit unused for ``ttl`` seconds or more is gone); the read is capped at
 ``len(prompt) - 1`` like every engine we can read; ``write`` is 0 (DeepSeek bills no write: a miss
 costs the miss price, a hit the hit price; https://api-docs.deepseek.com/quick_start/pricing).
 Usage fields: ``prompt_cache_hit_tokens`` + ``prompt_cache_miss_tokens`` = ``prompt_tokens``.

@@ -17,7 +17,8 @@ prompt, rounded down to ``chunk`` and capped at ``len(prompt) - 1`` (ours, as fo
 ``write`` = the prompt's own chunk-aligned length minus the read (the part newly stored, billed as
 Cache Write at the TTL's price), split into ``write_5m`` / ``write_1h`` by ``ttl``.
 Choices where the sources are silent (ours): no minimum length; a hit refreshes the entry's TTL;
-an entry lives ``ttl`` seconds after its last write or hit.
+an entry lives ``ttl`` seconds after its last write or hit; of two stored prompts that match
+equally long, the older one is the hit (and is refreshed).
 """
 from __future__ import annotations
 

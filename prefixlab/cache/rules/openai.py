@@ -25,7 +25,8 @@ Choices where the docs are silent (ours):
   ``in_memory``: idle 300 s (the low end of "5 to 10 minutes"), at most 3,600 s; ``24h``: idle
   1,800 s ("around 30 minutes"), at most 86,400 s.
 - every prompt of >= min_tokens is stored (a stored strict prefix of it is dropped: it can never match
-  longer); a hit refreshes the stored prompt's idle timer.
+  longer); a hit refreshes the stored prompt's idle timer; of two stored prompts that match equally
+  long, the older one is the hit (and is refreshed).
 
 Not modelled: routing by the first tokens + ``prompt_cache_key`` and overflow above ~15 requests per
 minute (a real request can miss on another machine), hidden system tokens, and GPT-5.6 and later,

@@ -20,7 +20,8 @@ page (``implicit_min_tokens=1024``); give 256 to model the older one.
 
 How we model it: implicit -- every prompt of at least the minimum is stored; a request reads the
 longest common prefix with a stored prompt (best case: every possible hit hits), capped at
-``len(prompt) - 1`` (ours); no lifetime (``implicit_ttl=None``; ours, the page states none).
+``len(prompt) - 1`` (ours); of two stored prompts that match equally long, the older one is the hit
+(ours); no lifetime (``implicit_ttl=None``; ours, the page states none).
 Explicit -- with ``breakpoints`` (block names; at most 4), or ``mode="explicit"`` without them
 (then one marker on the last block, ours), a request reads the deepest block end within 20 blocks
 before a marker whose prefix is a live entry; it writes an entry at every marker of >= 1,024 tokens;
