@@ -16,6 +16,7 @@ from .constrained import ConstrainedModel
 from .loop_guard import GuardedLimits, LoopGuard
 from .children import ChildLimits, add_children
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
+from .confined import ConfinedWorkspace
 from .data_marking import MarkedToolbox, with_data_rule
 from .edit_guard import with_edit_guard
 from .loop import Limits, run_task
@@ -31,7 +32,7 @@ from .sandbox import SANDBOXES, Bwrap
 from .session import Session, SessionFileError, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
 from .text_calls import TextCalls
-from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
+from .tools import COMMAND_TIMEOUT, Toolbox, ToolError
 
 HOME = Path.home() / ".miniagent"
 REQUEST_TIMEOUT = 300.0  # seconds: a long prompt on a small CPU-only machine can take minutes
@@ -215,7 +216,7 @@ def main(argv=None) -> int:
     try:
         task = read_task(args.task)
         wrapper = Bwrap() if args.sandbox == "bwrap" else None  # no bwrap here: an error, never a silent fallback
-        workspace = Workspace(args.workspace, command_timeout=args.timeout, command_wrapper=wrapper)
+        workspace = ConfinedWorkspace(args.workspace, command_timeout=args.timeout, command_wrapper=wrapper)
         memory = MemoryStore(args.memory or default_memory_path(workspace.root), args.memory_limit)
         session_path = args.session or HOME / "sessions" / time.strftime("%Y%m%d-%H%M%S.jsonl")
         if problem := shipped_data_problem(session_path, args.fork):
