@@ -29,7 +29,8 @@ from .paging import with_paging
 from .prompt import BASE_PROMPT
 from .reply import cut_off
 from .sandbox import SANDBOXES, Bwrap
-from .session import Session, SessionFileError, shipped_data_problem
+from .session import Session, SessionFileError
+from .session_cli import shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
 from .text_calls import TextCalls
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError

@@ -18,8 +18,23 @@ import os
 import sys
 from pathlib import Path
 
+from . import compaction, injection  # noqa: F401 (they say what their entries mean: session.KINDS)
 from .loop import short
-from .session import Session, SessionFileError, UnknownEntry, shipped_data_problem
+from .session import Session, SessionFileError, UnknownEntry
+
+# The course's shipped data (the recordings the book's numbers come from): never appended to.
+SHIPPED_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def shipped_data_problem(path: Path | str, entry_id: str | None = None) -> str | None:
+    """Why a session must not be continued in the file at ``path``, or None."""
+    path = Path(path)
+    if SHIPPED_DATA not in path.resolve().parents:
+        return None
+    leaf = entry_id or "ID"
+    return (f"{path} is part of the course's shipped data ({SHIPPED_DATA}); continuing it would append to it. "
+            f"Copy the path first and continue the copy: python -m miniagent session clone {path} "
+            f"--leaf {leaf} COPY.jsonl, then session resume COPY.jsonl --leaf {leaf} ...")
 
 
 class SessionCommandError(Exception):

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from miniagent.session import Session, SessionFileError
+from miniagent import children, compaction, injection  # noqa: F401 (they say what their entries mean)
+from miniagent.session import KINDS, Session, SessionFileError
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,7 +126,6 @@ def test_a_compaction_that_keeps_from_an_entry_off_its_path_is_a_clear_error(tmp
     _user(s, "a")
     s.append("compaction", message={"role": "user", "content": "S"}, firstKeptId="ghost", tokensBefore=1)
     with pytest.raises(SessionFileError, match=r"s\.jsonl: compaction \w+ keeps from 'ghost', which is not a message"):
-        Session.open(s.path).messages()
 
 
 # -- bad input (issue 21) --------------------------------------------------------------------------
@@ -235,3 +235,21 @@ def test_a_last_line_that_is_no_entry_at_all_is_damage_not_a_torn_write(tmp_path
         Session.open(path)
     path.write_bytes(b'{"type": "session", "id": "a", "par')  # a cut-off write is still kept aside
     assert Session.open(path).dropped is not None
+
+
+@pytest.mark.parametrize("kind", ["compaction", "message_refresh", "child"])
+def test_an_entry_type_no_imported_module_reads_is_an_error_not_skipped(tmp_path, monkeypatch, kind):
+    # A1's session knows A1's entries; a later chapter's module says what its own mean. Read without
+    # that module, such an entry would be skipped and the model shown the wrong chat or the wrong bill.
+    s = Session.open(tmp_path / "s.jsonl")
+    first = _user(s, "a")
+    extra = {"compaction": {"message": {"role": "user", "content": "sum"}, "firstKeptId": first["id"]},
+             "message_refresh": {"message": {"role": "user", "content": "b"}, "targetId": first["id"]},
+             "child": {"usage": {"calls": 1, "prompt_tokens": 5, "completion_tokens": 1}}}[kind]
+    s.append(kind, **extra)
+    monkeypatch.delitem(KINDS, kind)
+    with pytest.raises(SessionFileError, match=f"of type '{kind}', which no module imported here reads"):
+        s.messages()
+    from miniagent.session import usage_ledger
+    with pytest.raises(SessionFileError, match="import the module that writes it"):
+        usage_ledger(s.entries)

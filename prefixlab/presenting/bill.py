@@ -42,6 +42,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from miniagent import children, compaction, injection  # noqa: F401 (what their entries mean: session.KINDS)
 from miniagent.session import Session, SessionFileError
 from prefixlab.cache import pricing, rules
 from prefixlab.cache.pricing import CostBreakdown, Term

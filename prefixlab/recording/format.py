@@ -34,6 +34,7 @@ from pathlib import Path
 
 import jsonschema
 
+from miniagent import children, compaction, injection  # noqa: F401 (what their entries mean: session.KINDS)
 from miniagent.session import Session, SessionFileError
 
 from prefixlab.paths import RECORDING_SCHEMA, RECORDINGS
