@@ -126,6 +126,7 @@ def test_a_compaction_that_keeps_from_an_entry_off_its_path_is_a_clear_error(tmp
     _user(s, "a")
     s.append("compaction", message={"role": "user", "content": "S"}, firstKeptId="ghost", tokensBefore=1)
     with pytest.raises(SessionFileError, match=r"s\.jsonl: compaction \w+ keeps from 'ghost', which is not a message"):
+        Session.open(s.path).messages()
 
 
 # -- bad input (issue 21) --------------------------------------------------------------------------
