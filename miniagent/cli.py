@@ -27,7 +27,6 @@ from .model import ChatModel, ModelError, url_problem
 from .modes import MODES, for_mode
 from .paging import with_paging
 from .prompt import BASE_PROMPT
-from .reply import cut_off
 from .sandbox import SANDBOXES, Bwrap
 from .session import Session, SessionFileError
 from .session_cli import shipped_data_problem
@@ -180,6 +179,14 @@ def read_task(task: str) -> str:
     if not text.strip():  # a model asked to do nothing answers something: refuse before the first call
         raise TaskFileError("the task is empty: say what the agent should do")
     return text
+
+
+def cut_off(response) -> bool:
+    """Whether the server stopped this answer at the completion limit (``finish_reason: "length"``)."""
+    try:
+        return response["choices"][0].get("finish_reason") == "length"
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return False
 
 
 def cut_off_answer(session: Session, max_tokens: int) -> str | None:
