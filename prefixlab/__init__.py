@@ -26,11 +26,8 @@ and the recordings use; each runs the command of the module it names:
 ``report``              ``python -m prefixlab.report``: ``presenting.report``
 ``gguf_tokenizer``      ``python -m prefixlab.gguf_tokenizer``: ``cache.gguf_tokenizer``
 ``tokenizer_fixtures``  ``python -m prefixlab.tokenizer_fixtures``: ``recording.tokenizer_fixtures``
-``record_t10``          the experiment that registered this alias (A6·2's memory timing)
-``record_t11``          the same, A6·1's instruction files
-``record_t12``          the same, A6·3's skills
-``record_t13``          the same, A6·4's session tree
-``record_t14``          the same, A6·R's memory against retrieval
+``record_...``          an experiment's older name: each runs the experiment that registered it as
+                        its alias (``python -m prefixlab record --list`` shows which)
 
 prefixlab holds no lesson or experiment: the chapters (``chapters/<chapter>``) hold them and
 register their experiments (``recording.experiments``).
