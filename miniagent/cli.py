@@ -29,7 +29,7 @@ from .paging import with_paging
 from .prompt import BASE_PROMPT
 from .sandbox import SANDBOXES, Bwrap
 from .session import Session, SessionFileError
-from .session_cli import shipped_data_problem
+from .session_cli import ContinuedSession, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
 from .text_calls import TextCalls
 from .tools import COMMAND_TIMEOUT, Toolbox, ToolError
@@ -229,7 +229,7 @@ def main(argv=None) -> int:
         session_path = args.session or HOME / "sessions" / time.strftime("%Y%m%d-%H%M%S.jsonl")
         if problem := shipped_data_problem(session_path, args.fork):
             raise SessionFileError(problem)
-        session = Session.open(session_path)
+        session = ContinuedSession.open(session_path)
         if session.dropped:
             print(f"note: {session_path}: {session.dropped}; it will be kept in a .torn file", file=sys.stderr)
         if args.fork:

@@ -177,53 +177,35 @@ class UnknownEntry(KeyError):
         return self.args[0]  # KeyError's own str() would wrap the message in quotes
 
 
-@dataclass
-class Dropped:
-    """An incomplete last line, found on load and kept aside, never silently lost."""
-
-    line: int
-    offset: int  # byte offset where the torn line starts
-    data: bytes
-
-    def __str__(self) -> str:
-        return f"dropped an incomplete last line (line {self.line}, {len(self.data)} bytes at byte {self.offset})"
-
-
 class Session:
-    def __init__(self, path: Path | str, entries: list[dict] | None = None, dropped: Dropped | None = None):
+    def __init__(self, path: Path | str, entries: list[dict] | None = None):
         self.path = Path(path)
         self.entries: list[dict] = entries or []
         self.by_id = {e["id"]: e for e in self.entries}
         self.leaf: str | None = self.entries[-1]["id"] if self.entries else None
-        self.dropped = dropped
 
     # -- loading -------------------------------------------------------------
     @classmethod
     def open(cls, path: Path | str) -> "Session":
         """Load a session file (or start a new one if it does not exist)."""
         path = Path(path)
-        if not path.exists():
-            return cls(path)
-        raw = path.read_bytes()
-        entries, line_of, offset, dropped = [], {}, 0, None  # line_of: entry id -> its line number
-        lines = raw.split(b"\n")
-        for number, line in enumerate(lines, start=1):
+        return cls(path, cls.read(path, path.read_bytes())) if path.exists() else cls(path)
+
+    @classmethod
+    def read(cls, path: Path, data: bytes) -> list[dict]:
+        """The entries of the session file ``path`` whose bytes are ``data``; a SessionFileError names its line."""
+        entries, line_of = [], {}  # line_of: entry id -> its line number
+        for number, line in enumerate(data.split(b"\n"), start=1):
             if line.strip():
                 try:
                     entry = json.loads(line)
                 except ValueError as err:
-                    # A write that was cut off (it starts as every entry does): keep what is complete.
-                    # Anything else on the last line is damage, not a torn write, and is said.
-                    if number == len(lines) and line.lstrip().startswith(b"{"):
-                        dropped = Dropped(number, offset, line)
-                        continue
                     raise SessionFileError(f"{path}:{number}: not a valid session entry ({err})") from None
                 if problem := cls._problem(entry, line_of):
                     raise SessionFileError(f"{path}:{number}: {problem}")
                 entries.append(entry)
                 line_of[entry["id"]] = number
-            offset += len(line) + 1
-        return cls(path, entries, dropped)
+        return entries
 
     @staticmethod
     def _problem(entry, line_of: dict) -> str | None:
@@ -248,14 +230,11 @@ class Session:
             # Writing on would start a file whose first entry names a parent it does not hold.
             raise SessionFileError(f"the session file {self.path} was deleted or moved while the session was "
                                    f"running ({len(self.entries)} entries were in it); nothing more is written")
-        if self.dropped:
-            self._set_aside_torn_tail()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         if not line.isascii() and lone_surrogate(entry):  # from a server: escaped (\ud800), else no UTF-8
             line = json.dumps(entry) + "\n"
-        if self._ends_without_newline():
-            line = "\n" + line  # the last entry is complete but its newline was lost
+        line = self._mend() + line
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
@@ -265,21 +244,10 @@ class Session:
         self.leaf = entry["id"]
         return entry
 
-    def _ends_without_newline(self) -> bool:
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            return False
-        with open(self.path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            return f.read(1) != b"\n"
-
-    def _set_aside_torn_tail(self) -> None:
-        # Save the torn bytes next to the file before cutting them off, so an
-        # append never glues a new entry onto half an old one.
-        aside = self.path.with_name(f"{self.path.name}.torn-{self.dropped.offset}")
-        aside.write_bytes(self.dropped.data)
-        with open(self.path, "r+b") as f:
-            f.truncate(self.dropped.offset)
-        self.dropped = None
+    def _mend(self) -> str:
+        """What the file needs before the next entry: nothing, in a file this session wrote (one
+        continued after a crash may need more: session_cli.ContinuedSession)."""
+        return ""
 
     def fork(self, entry_id: str) -> None:
         """Continue from an earlier entry: the next append becomes its child."""

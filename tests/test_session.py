@@ -6,6 +6,7 @@ import pytest
 
 from miniagent import children, compaction, injection  # noqa: F401 (they say what their entries mean)
 from miniagent.session import KINDS, Session, SessionFileError
+from miniagent.session_cli import ContinuedSession
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +68,9 @@ def test_a_torn_last_line_is_dropped_reported_and_kept_aside(tmp_path):
     whole = s.path.read_bytes()
     torn = b'{"id": "x", "parentId": "y", "type": "mess'
     s.path.write_bytes(whole + torn)
-    loaded = Session.open(s.path)
+    with pytest.raises(SessionFileError, match="s.jsonl:3: not a valid session entry"):
+        Session.open(s.path)  # A1's session reads the files it wrote; a continued one (A6·4) mends them
+    loaded = ContinuedSession.open(s.path)
     assert [m["content"] for m in loaded.messages()] == ["sys", "complete"]
     assert loaded.dropped.line == 3 and loaded.dropped.data == torn
     assert "incomplete last line (line 3" in str(loaded.dropped)
@@ -81,7 +84,7 @@ def test_a_complete_last_line_without_newline_is_kept(tmp_path):
     s = Session.open(tmp_path / "s.jsonl")
     s.append("system", content="sys")
     s.path.write_bytes(s.path.read_bytes().rstrip(b"\n"))
-    loaded = Session.open(s.path)
+    loaded = ContinuedSession.open(s.path)
     assert loaded.dropped is None
     _user(loaded, "next")
     assert len(Session.open(s.path).entries) == 2
@@ -234,8 +237,10 @@ def test_a_last_line_that_is_no_entry_at_all_is_damage_not_a_torn_write(tmp_path
     path.write_bytes(b"\xff\xfe\x00bad")
     with pytest.raises(SessionFileError, match="s.jsonl:1: not a valid session entry"):
         Session.open(path)
+    with pytest.raises(SessionFileError, match="s.jsonl:1: not a valid session entry"):
+        ContinuedSession.open(path)
     path.write_bytes(b'{"type": "session", "id": "a", "par')  # a cut-off write is still kept aside
-    assert Session.open(path).dropped is not None
+    assert ContinuedSession.open(path).dropped is not None
 
 
 @pytest.mark.parametrize("kind", ["compaction", "message_refresh", "child"])
