@@ -93,7 +93,9 @@ class ConfinedWorkspace(Workspace):
                                f"{self.command_timeout:g} s; stopped reading]")
         return output.capped(f"\n[exit code {proc.returncode}]{held}", self.output_limit)
 
-    run_command.definition = Workspace.run_command.definition  # what the model is told stays A1's
+    # What the model is told stays A1's, and so does the name an argument error gives (recordings keep it).
+    run_command.definition = Workspace.run_command.definition
+    run_command.__qualname__ = Workspace.run_command.__qualname__
 
 
 def read_output(pipe, output: OutputBuffer, deadline: float) -> bool:

@@ -199,6 +199,14 @@ def test_a1_and_a3_commands_answer_alike(ws, cws, command):
     assert ws.run_command(command) == cws.run_command(command)
 
 
+def test_an_unexpected_argument_reads_the_same_for_a1_and_a3(ws, cws):
+    # The recordings keep this text: the confined run_command answers under A1's name.
+    for workspace in (ws, cws):
+        assert Toolbox(workspace).call("run_command", {"command": "true", "required": "x"}) == (
+            "error: bad arguments for run_command: Workspace.run_command() got an unexpected keyword argument "
+            "'required'")
+
+
 def test_a1_commands_are_not_confined(ws, monkeypatch):
     # What A3·1 closes: A1's run_command hands the command our whole environment.
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
