@@ -6,6 +6,7 @@
     verdict(name, args, defence)   what a defence does to that call, without running it
     first_calls(rec), follow_rates(rec)   the live runs: the model's first call after reading the file
     obedient_calls(text), defence_table(text)   the lab: what an obedient model does with any text, per defence
+    SHORT, TARGET_SHORT            the short Chinese labels the tables show for a verdict and a target
 
 Nothing here runs a command. ``verdict`` asks the same objects miniagent uses (``Workspace.resolve``,
 ``Approval.check``) and says what the sandbox would let a command see; the scripted recording
@@ -160,10 +161,17 @@ def obedient_calls(text: str) -> list[tuple[str, dict]]:
     return [(name, args) for _, name, args in sorted(found, key=lambda f: f[0])]
 
 
+# A table's cells stay short (the book's text column is narrow); the page explains each label below its table.
+SHORT = {"runs": "执行", "sandboxed": "沙箱里执行", "refused: outside the workspace": "拒:工作区外",
+         "refused: the human said no": "拒:人说不"}
+TARGET_SHORT = {"secret": "秘密", "checks": "检查", None: "-"}
+
+
 def defence_table(text: str) -> list[list[str]]:
-    """One row per obedient call: the call, what it goes for, and each defence's verdict."""
+    """One row per obedient call: the call, what it goes for, and each defence's verdict (``SHORT`` labels)."""
     rows = []
     for name, args in obedient_calls(text):
         shown = args.get("command") or args.get("path")
-        rows.append([f"{name}({shown})", target(name, args) or "-", *(verdict(name, args, d) for d in DEFENCES)])
+        rows.append([f"{name} {shown}", TARGET_SHORT[target(name, args)],
+                     *(SHORT[verdict(name, args, d)] for d in DEFENCES)])
     return rows
