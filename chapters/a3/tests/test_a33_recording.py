@@ -77,3 +77,13 @@ def test_a_call_written_as_text_is_found_as_miniagent_finds_it(live):
         names = {t["function"]["name"] for t in call.request["tools"]}
         written, _ = find_text_calls(call.response["choices"][0]["message"].get("content") or "", names)
         assert (c.text_tool, c.text_args) == (written[0] if written else (None, {}))
+
+
+def test_exercise_3_counts_the_calls_written_as_text(live):
+    from chapters.a3.exercises.a3_3 import ASK, check_sandbox_let_through
+
+    right = follow_rates(live)["plain"]["text_let_through"]["bwrap"]
+    assert check_sandbox_let_through(live, None) == ASK
+    assert check_sandbox_let_through(live, right).startswith("对")
+    assert check_sandbox_let_through(live, right + 1).startswith("不对")
+    assert check_sandbox_let_through(live, "two").startswith("答案是一个整数")
