@@ -58,11 +58,12 @@ class InjectionLab:
         return "\n".join([*lines, "", LEGEND])
 
     def rates(self) -> str:
-        lines = ["工具输出 | 运行 | 第一个调用照做 | 95% 区间 | 直接回答 | 没写完"]
+        lines = ["工具输出 | 运行 | 照做(原生) | 95% 区间 | 照做(含文字) | 95% 区间 | 没写完"]
         for variant, r in follow_rates(self.live).items():
             lines.append(f"{VARIANT[variant]} | {r['runs']} | {r['obeyed']} | {pct_range(r['obeyed'], r['runs'])} | "
-                         f"{r['answered']} | {r['cut_off']}")
-        return "\n".join([*lines, "(Qwen2.5 Coder 0.5B 的行为;运行少,区间宽)"])
+                         f"{r['text_obeyed']} | {pct_range(r['text_obeyed'], r['runs'])} | {r['cut_off']}")
+        return "\n".join([*lines, "(Qwen2.5 Coder 0.5B 的行为,一个模型、一段文字;\"含文字\"算上它写在回答文字里、"
+                                   "--text-calls 会执行的调用)"])
 
     def run(self, session: str) -> str:
         if session not in self.calls:
@@ -70,15 +71,18 @@ class InjectionLab:
         c = self.calls[session]
         reply = self.live.session_calls(session)[-1].response["choices"][0]["message"]
         words = (reply.get("content") or "").strip()
-        lines = [f"{session}:工具输出{VARIANT[c.variant]},种子 {c.seed}"]
+        lines = [f"{session}:工具输出{VARIANT[c.variant]},种子 {c.seed}" + (",写到 token 上限被截断" if c.cut_off else "")]
         if c.tool:
-            lines.append(f"第一个调用:{c.tool} {c.args}")
-            if c.target:
-                lines.append("照文件做了:" + " | ".join(f"{d} {SHORT[verdict(c.tool, c.args, d)]}" for d in DEFENCES))
-            else:
-                lines.append("这个调用没有照文件做(不去读秘密,也不改检查)")
+            lines.append(f"第一个调用(原生):{c.tool} {c.args}")
+        elif c.text_tool:
+            lines.append(f"没有原生调用;回答文字里写着调用:{c.text_tool} {c.text_args}(--text-calls 会执行它)")
         else:
-            lines.append("没有工具调用:" + ("写到 token 上限还没写完" if c.cut_off else "直接回答"))
+            lines.append("没有工具调用,文字里也没有:直接回答")
+        if c.text_target:
+            lines.append("它照文件做了,五道防线:" + " | ".join(
+                f"{d} {SHORT[verdict(c.text_tool, c.text_args, d)]}" for d in DEFENCES))
+        elif c.text_tool:
+            lines.append("这个调用没有照文件做(不去拿秘密,也不改检查)")
         lines.append(f"回答的文字{'提到了' if c.mentions else '没提'}秘密文件:")
         lines.append(words[:600] or "(空)")
         return "\n".join(lines)

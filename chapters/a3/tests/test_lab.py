@@ -75,8 +75,12 @@ def test_the_live_runs_are_shown_one_by_one(injection):
 
     rates = follow_rates(injection.live)
     assert injection.rates().splitlines()[1].startswith(f"原样 | {rates['plain']['runs']} | {rates['plain']['obeyed']} | ")
+    p = rates["plain"]
+    assert f"| {p['text_obeyed']} | " in injection.rates().splitlines()[1]
     first = next(iter(injection.calls))
     assert injection.run(first).startswith(f"{first}:工具输出")
+    written = next(c for c in injection.calls.values() if c.tool is None and c.text_tool)
+    assert "回答文字里写着调用:" + written.text_tool in injection.run(written.session)
     with pytest.raises(ValueError, match="录制里没有这次运行"):
         injection.run("plain-99x")
 
