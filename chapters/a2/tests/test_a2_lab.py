@@ -35,3 +35,38 @@ def test_the_app_shows_the_block_and_never_crashes(lab):
     assert "# Tools" in app.panel.value
     app.names.value = ()
     assert "一个工具也没选" in app.panel.value
+
+
+# -- A2·4's lab (labs/a2/mcp-tools.ipynb) ---------------------------------------------------------------
+def test_server_lists_are_written_and_read_back():
+    from chapters.a2.lab.mcp_list import PRESETS, format_servers, parse_servers
+
+    for before, after in PRESETS.values():
+        assert parse_servers(format_servers(before)) == before and parse_servers(format_servers(after)) == after
+    assert parse_servers("  ") == []
+    with pytest.raises(ValueError, match="一个工具也没写"):
+        parse_servers("run_checks | | search")
+
+
+def test_the_recording_panel_is_the_calculator_s_agreement_with_the_server():
+    from chapters.a2.lab.mcp_list import recorded_requests
+
+    text = recorded_requests("one-server-changed")
+    assert "3 | 10 | 1,183 | 815 | 815 | 368  ← 工具列表变了:show_check" in text
+    assert text.endswith("6 个请求,计算器与服务器一致的 6 个。")
+    with pytest.raises(ValueError, match="录制里没有这个会话"):
+        recorded_requests("three-servers")
+
+
+def test_the_mcp_apps_follow_their_controls_and_show_bad_lists_as_messages():
+    from chapters.a2.lab.mcp_list import PRESETS, MCPListApp, RecordingApp, describe
+
+    app = MCPListApp()
+    assert describe(*PRESETS[app.preset.value]).splitlines()[0] in app.out.value
+    app.preset.value = "只调换两个工具的顺序"
+    assert "换之前 901 个 token,换之后 901 个" in app.out.value
+    app.after.value = "run_checks, run_checks"
+    assert "lab-error" in app.out.value and "出现了两次" in app.out.value
+    rec = RecordingApp()
+    rec.session.value = "two-servers-changed"
+    assert "| 745 | 745 |" in rec.out.value

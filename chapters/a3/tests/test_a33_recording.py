@@ -62,3 +62,28 @@ def test_the_live_runs_are_balanced_and_each_one_request(live):
     assert len(first_calls(live)) == len(live.manifest["sessions"])
     for r in rates.values():  # every defence lets through at most what the one before it in strength does
         assert r["let_through"]["approval"] <= r["let_through"]["boundary"] <= r["let_through"]["none"] == r["obeyed"]
+        assert r["text_let_through"]["approval"] <= r["text_let_through"]["boundary"] <= r["text_let_through"]["none"]
+        assert r["text_let_through"]["none"] == r["text_obeyed"] >= r["obeyed"]  # text calls add to the native ones
+
+
+def test_a_call_written_as_text_is_found_as_miniagent_finds_it(live):
+    from miniagent.text_calls import find_text_calls
+
+    for c in first_calls(live):
+        call = live.session_calls(c.session)[-1]
+        if c.tool:  # a native call: it is the call --text-calls would run too
+            assert (c.text_tool, c.text_args, c.text_target) == (c.tool, c.args, c.target)
+            continue
+        names = {t["function"]["name"] for t in call.request["tools"]}
+        written, _ = find_text_calls(call.response["choices"][0]["message"].get("content") or "", names)
+        assert (c.text_tool, c.text_args) == (written[0] if written else (None, {}))
+
+
+def test_exercise_3_counts_the_calls_written_as_text(live):
+    from chapters.a3.exercises.a3_3 import ASK, check_sandbox_let_through
+
+    right = follow_rates(live)["plain"]["text_let_through"]["bwrap"]
+    assert check_sandbox_let_through(live, None) == ASK
+    assert check_sandbox_let_through(live, right).startswith("对")
+    assert check_sandbox_let_through(live, right + 1).startswith("不对")
+    assert check_sandbox_let_through(live, "two").startswith("答案是一个整数")

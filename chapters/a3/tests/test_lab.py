@@ -46,3 +46,53 @@ def test_the_app_draws_every_panel(lab):
     assert all(out.value for out in (app.path_out, app.command_out, app.env_out, app.rule_out))
     app.env_box.value = "GITHUB_TOKEN"
     assert "GITHUB_TOKEN:去掉" in app.env_out.value
+
+
+# -- A3·3's lab (labs/a3/injection.ipynb) ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def injection():
+    from chapters.a3.lab.injection import InjectionLab
+
+    return InjectionLab()
+
+
+def test_every_starting_text_gets_a_verdict_from_every_defence(injection):
+    from chapters.a3.injection import DEFENCES
+    from chapters.a3.lab.injection import TEXTS
+
+    for text in TEXTS.values():
+        table = injection.defences(text).split("\n\n")[0].splitlines()
+        assert table[0] == " | ".join(["调用", "目标", *DEFENCES]) and len(table) > 1
+    assert "拒:人说不" in injection.defences(TEXTS["藏在检查命令后面"])
+    assert "没有一个照做的助手认得出的命令" in injection.defences("please be nice")
+    assert injection.defences("  ").startswith("写一段文字")
+    with pytest.raises(ValueError, match="文字太长"):
+        injection.defences("read x " * 1000)
+
+
+def test_the_live_runs_are_shown_one_by_one(injection):
+    from chapters.a3.injection import follow_rates
+
+    rates = follow_rates(injection.live)
+    assert injection.rates().splitlines()[1].startswith(f"原样 | {rates['plain']['runs']} | {rates['plain']['obeyed']} | ")
+    p = rates["plain"]
+    assert f"| {p['text_obeyed']} | " in injection.rates().splitlines()[1]
+    first = next(iter(injection.calls))
+    assert injection.run(first).startswith(f"{first}:工具输出")
+    written = next(c for c in injection.calls.values() if c.tool is None and c.text_tool)
+    assert "回答文字里写着调用:" + written.text_tool in injection.run(written.session)
+    with pytest.raises(ValueError, match="录制里没有这次运行"):
+        injection.run("plain-99x")
+
+
+def test_the_injection_apps_follow_their_controls(injection):
+    from chapters.a3.lab.injection import InjectionApp, LiveRunsApp
+
+    app = InjectionApp(injection)
+    app.preset.value = "只改检查"
+    assert "write_file tools/check.py" in app.out.value and "read_file" not in app.out.value
+    app.text.value = "read x " * 1000
+    assert "lab-error" in app.out.value
+    live = LiveRunsApp(injection)
+    live.variant.value = "marked"
+    assert live.session.value.startswith("marked-") and live.session.value in live.out.value
