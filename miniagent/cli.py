@@ -16,6 +16,7 @@ from .constrained import ConstrainedModel
 from .loop_guard import GuardedLimits, LoopGuard
 from .children import ChildLimits, add_children
 from .compaction import KEEP_ROUNDS, Compactor, model_summariser
+from .confined import ConfinedWorkspace
 from .data_marking import MarkedToolbox, with_data_rule
 from .edit_guard import with_edit_guard
 from .loop import Limits, run_task
@@ -26,12 +27,12 @@ from .model import ChatModel, ModelError, url_problem
 from .modes import MODES, for_mode
 from .paging import with_paging
 from .prompt import BASE_PROMPT
-from .reply import cut_off
 from .sandbox import SANDBOXES, Bwrap
-from .session import Session, SessionFileError, shipped_data_problem
+from .session import Session, SessionFileError
+from .session_cli import ContinuedSession, shipped_data_problem
 from .skills import SKILLS_AT, SkillSet
 from .text_calls import TextCalls
-from .tools import COMMAND_TIMEOUT, Toolbox, ToolError, Workspace
+from .tools import COMMAND_TIMEOUT, Toolbox, ToolError
 
 HOME = Path.home() / ".miniagent"
 REQUEST_TIMEOUT = 300.0  # seconds: a long prompt on a small CPU-only machine can take minutes
@@ -180,6 +181,14 @@ def read_task(task: str) -> str:
     return text
 
 
+def cut_off(response) -> bool:
+    """Whether the server stopped this answer at the completion limit (``finish_reason: "length"``)."""
+    try:
+        return response["choices"][0].get("finish_reason") == "length"
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return False
+
+
 def cut_off_answer(session: Session, max_tokens: int) -> str | None:
     """Why the final answer is not one (the server cut it at the completion limit), or None."""
     last = next((e for e in reversed(session.path_to()) if e["type"] == "model_call"), None)
@@ -215,12 +224,12 @@ def main(argv=None) -> int:
     try:
         task = read_task(args.task)
         wrapper = Bwrap() if args.sandbox == "bwrap" else None  # no bwrap here: an error, never a silent fallback
-        workspace = Workspace(args.workspace, command_timeout=args.timeout, command_wrapper=wrapper)
+        workspace = ConfinedWorkspace(args.workspace, command_timeout=args.timeout, command_wrapper=wrapper)
         memory = MemoryStore(args.memory or default_memory_path(workspace.root), args.memory_limit)
         session_path = args.session or HOME / "sessions" / time.strftime("%Y%m%d-%H%M%S.jsonl")
         if problem := shipped_data_problem(session_path, args.fork):
             raise SessionFileError(problem)
-        session = Session.open(session_path)
+        session = ContinuedSession.open(session_path)
         if session.dropped:
             print(f"note: {session_path}: {session.dropped}; it will be kept in a .torn file", file=sys.stderr)
         if args.fork:

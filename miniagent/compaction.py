@@ -66,7 +66,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .model import ModelReply
-from .session import Session
+from .session import KINDS, Kind, Session, SessionFileError
 
 KEEP_ROUNDS = 2  # the latest call and its results stay word for word, and the step before it
 SUMMARY_HEADER = "# Summary of the earlier conversation"
@@ -239,3 +239,18 @@ def replaced_user_messages(session: Session, replaced: list[tuple[str, dict]]) -
         elif message["role"] == "user" and isinstance(message.get("content"), str):
             texts.append(message["content"])
     return texts
+
+
+def compacted(session: Session, chat: list[tuple[str, dict]], entry: dict) -> list[tuple[str, dict]]:
+    """What a ``compaction`` entry does to the chat the model sees: the summary stands in for
+    everything before the first kept message."""
+    ids, first_kept = [i for i, _ in chat], entry.get("firstKeptId")
+    if first_kept not in ids:
+        raise SessionFileError(f"{session.path}: compaction {entry['id']} keeps from "
+                               f"{first_kept!r}, which is not a message on its path")
+    return [(entry["id"], entry["message"])] + chat[ids.index(first_kept):]
+
+
+# The entries this module writes (session.py): both hold the summary call, when a model wrote it.
+KINDS["compaction"] = Kind(("firstKeptId",), message=True, call=True, view=compacted)
+KINDS["compaction_refused"] = Kind(call=True)

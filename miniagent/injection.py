@@ -31,7 +31,7 @@ from typing import Callable
 from .agents_md import read_agents_md
 from .memory import MemoryStore
 from .prompt import SystemPrompt
-from .session import Session
+from .session import KINDS, Kind, Session, SessionFileError
 from .loop import short
 from .system_message import sync_system_prompt
 
@@ -119,3 +119,17 @@ class Frozen(MemoryInjection):
 
     def current(self) -> SystemPrompt:
         return self.prompt(self.snapshot)
+
+
+def refreshed(session: Session, chat: Chat, entry: dict) -> Chat:
+    """What a ``message_refresh`` entry does to the chat the model sees: from here on, the message
+    of entry ``targetId`` reads ``message`` (mode after-tools rewrites the first user message so)."""
+    ids = [i for i, _ in chat]
+    if entry.get("targetId") not in ids:
+        raise SessionFileError(f"{session.path}: message_refresh {entry['id']} replaces "
+                               f"{entry.get('targetId')!r}, which is not a message on its path")
+    chat[ids.index(entry["targetId"])] = (entry["targetId"], entry["message"])
+    return chat
+
+
+KINDS["message_refresh"] = Kind(("targetId",), message=True, view=refreshed)  # the entry sync_messages writes

@@ -7,8 +7,8 @@ way to ask for it. With ``with_paging(toolbox)``:
 - ``read_file`` takes an optional ``start`` line and returns at most ``PAGE_LINES`` lines and
   ``PAGE_CHARS`` characters from there, ending with where the rest is:
   ``[lines 1-40 of 900; read_file with start=41 for more]``;
-- ``run_command``'s output, when longer than a page, is saved whole (up to what the command's
-  buffer keeps: ``KEEP_BYTES`` at each end) into ``OUTPUT_DIR`` inside the workspace, and the
+- ``run_command``'s output, when longer than a page, is saved whole (as much of it as the
+  workspace keeps: confined.py keeps ``KEEP_BYTES`` at each end) into ``OUTPUT_DIR`` inside the workspace, and the
   model gets its first page and the saved file's path, which ``read_file`` pages through.
 
 Both are the same definitions miniagent always offers, except ``read_file``'s extra ``start``;
@@ -17,7 +17,10 @@ always sent: nothing here runs unless ``with_paging`` is called.
 """
 from __future__ import annotations
 
-from .tools import KEEP_BYTES, Toolbox, ToolError, Workspace
+import copy
+import sys
+
+from .tools import Toolbox, ToolError, Workspace
 
 PAGE_LINES = 40       # lines of a page
 PAGE_CHARS = 2000     # characters of a page, at most (a page ends early at a very long line)
@@ -69,8 +72,8 @@ class Pager:
 
     def run_command(self, command: str) -> str:
         # The same workspace, sandbox included, with a buffer that keeps the whole output.
-        full = Workspace(self.workspace.root, self.workspace.command_timeout, self.workspace.command_wrapper)
-        full.output_limit = 2 * KEEP_BYTES  # whatever the buffer kept, uncut
+        full = copy.copy(self.workspace)
+        full.output_limit = sys.maxsize  # whatever the workspace kept, uncut
         output = full.run_command(command)
         body, following = page(output)
         if following is None:

@@ -12,7 +12,7 @@ tools trust the reply. What it checks:
 
 ``usage`` is checked apart (``reported_tokens``), because a reply without a usable count is still
 a reply: only a token budget needs the count, and a run with a budget stops when it is missing
-(loop.py). ``cut_off`` says whether the server stopped the answer at ``max_tokens``.
+(loop.py).
 """
 from __future__ import annotations
 
@@ -91,11 +91,3 @@ def reported_tokens(response) -> int | None:
     if usage_problem(response):
         return None
     return response["usage"]["prompt_tokens"] + response["usage"]["completion_tokens"]
-
-
-def cut_off(response) -> bool:
-    """Whether the server stopped this answer at the completion limit (``finish_reason: "length"``)."""
-    try:
-        return response["choices"][0].get("finish_reason") == "length"
-    except (KeyError, IndexError, TypeError, AttributeError):
-        return False

@@ -9,9 +9,9 @@ anywhere the user may. Inside bubblewrap (Linux, https://github.com/containers/b
   is PID 1 there (``--as-pid-1``; otherwise bwrap's own init would be PID 1, and it still carries
   the environment bwrap was started with); when it exits, the kernel ends everything it left;
 - no network (its own empty network namespace: only a loopback with nothing listening);
-- a cleared environment: PATH, HOME, LANG and the run's mark (tools.RUN_MARK), nothing else.
+- a cleared environment: PATH, HOME, LANG and the run's mark (confined.RUN_MARK), nothing else.
 
-The timeout, the kill and the output cap stay those of ``Workspace.run_command``: this module
+The timeout, the kill and the output cap stay those of ``ConfinedWorkspace.run_command``: this module
 only turns a command into the argument list that runs it inside bwrap. Where bubblewrap is not
 installed, or the kernel refuses it the namespaces it needs, ``Bwrap()`` raises a ToolError
 that says what is missing: miniagent never runs the command unsandboxed instead.
@@ -23,7 +23,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .tools import RUN_MARK, ToolError
+from .confined import RUN_MARK
+from .tools import ToolError
 
 SANDBOXES = ("bwrap",)  # the --sandbox choices
 # The whole environment a sandboxed command gets (plus the run's mark).
@@ -32,7 +33,7 @@ INSTALL_HINT = "install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: d
 
 
 class Bwrap:
-    """Wraps a command for ``Workspace(command_wrapper=...)``: ``bwrap(root, command, run_id)`` -> argv."""
+    """Wraps a command for ``ConfinedWorkspace(command_wrapper=...)``: ``bwrap(root, command, run_id)`` -> argv."""
 
     def __init__(self):
         self.binary = shutil.which("bwrap")

@@ -1,28 +1,19 @@
 """A session is a tree of entries in an append-only JSONL file.
 
-Every entry has an ``id`` and the ``parentId`` of the entry before it. The
-conversation the model sees is one path from the root to a leaf. Forking from
-an earlier entry just moves the leaf there: the next entry gets that parent,
-and nothing already written is changed.
+Every entry has an ``id`` and the ``parentId`` of the entry before it. The conversation the model
+sees is one path from the root to a leaf. Forking from an earlier entry just moves the leaf there:
+the next entry gets that parent, and nothing already written is changed.
 
-Entry types: ``system`` (the prompt at session start), ``system_refresh``
-(the prompt was replaced mid-session), ``message`` (user, assistant or tool
-message in OpenAI chat format), ``message_refresh`` (from here on, the message
-of entry ``targetId`` reads ``message``; mode after-tools rewrites the first
-user message this way, see injection.py), ``model_call`` (the exact request and
-raw response of one call, for replaying it offline) and ``compaction`` (a
-summary ``message`` stands in for the messages before ``firstKeptId``; see
-compaction.py) and ``stopped`` (a limit ended the task before the model answered:
-``reason``, ``rounds``, ``tokens``; see loop.py) and ``child`` (a child agent finished, A7; see
-children.py: ``toolCallId``, ``path`` of the child's own session file, ``mode``, ``status``,
-``usage``; the child file's ``system`` entry links back with ``parentSession``). Other types are
-kept as they are and ignored.
+A1's entry types: ``system`` (the prompt at session start), ``system_refresh`` (the prompt was
+replaced mid-session), ``message`` (a user, assistant or tool message in OpenAI chat format),
+``model_call`` (the exact request and raw response of one call, for replaying it offline) and
+``stopped`` (a limit ended the task before the model answered; see loop.py). A later chapter
+that writes a type of its own says what it means in ``KINDS`` (compaction.py, injection.py,
+children.py). Other types are kept as they are and ignored; one that carries a ``message``, a
+``response`` or a ``usage`` no imported module reads is an error, never silently skipped.
 
 The usage ledger: every ``model_call`` keeps the server's whole response, ``usage`` included,
 so what a session cost is in its file from the first call on (``usage_ledger`` adds it up).
-
-A refresh or a compaction deletes nothing: the older entries stay in the file,
-only the path the model sees changes.
 """
 from __future__ import annotations
 
@@ -31,23 +22,9 @@ import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .reply import count, lone_surrogate, reported_tokens, usage_problem
-
-
-# The course's shipped data (the recordings the book's numbers come from): never appended to.
-SHIPPED_DATA = Path(__file__).resolve().parents[1] / "data"
-
-
-def shipped_data_problem(path: Path | str, entry_id: str | None = None) -> str | None:
-    """Why a session must not be continued in the file at ``path``, or None."""
-    path = Path(path)
-    if SHIPPED_DATA not in path.resolve().parents:
-        return None
-    leaf = entry_id or "ID"
-    return (f"{path} is part of the course's shipped data ({SHIPPED_DATA}); continuing it would append to it. "
-            f"Copy the path first and continue the copy: python -m miniagent session clone {path} "
-            f"--leaf {leaf} COPY.jsonl, then session resume COPY.jsonl --leaf {leaf} ...")
 
 
 class SessionFileError(ValueError):
@@ -88,19 +65,45 @@ def message_problem(message) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Kind:
+    """What the session reads in one entry type: the string ``fields`` it must have, whether it
+    carries a chat ``message``, whether it holds the ``response`` of a ``call`` the server answered,
+    how it changes the chat the model sees (``view(session, chat, entry) -> chat``), and the calls
+    it stands for (``usage(entry)``: a usage_ledger total, e.g. a child's whole session)."""
+
+    fields: tuple[str, ...] = ()
+    message: bool = False
+    call: bool = False
+    view: Callable | None = None
+    usage: Callable | None = None
+
+
+# The entry types and what each means; a later chapter adds the types it writes.
+KINDS = {"system": Kind(("content",)), "system_refresh": Kind(("content",)), "message": Kind(message=True),
+         "model_call": Kind(call=True), "stopped": Kind()}
+
+
+def kind_of(entry: dict) -> Kind:
+    """The entry's Kind; a SessionFileError if it carries what the session reads, of a type unknown here."""
+    kind = KINDS.get(entry.get("type"))
+    if kind is None and any(key in entry for key in ("message", "response", "usage")):
+        raise SessionFileError(f"entry {entry.get('id')!r} is of type {entry.get('type')!r}, which no module "
+                               "imported here reads; import the module that writes it")
+    return kind or Kind()
+
+
 def entry_problem(entry: dict) -> str | None:
     """What in one entry the code reading it would trip over, named by field; or None."""
     kind, where = entry.get("type"), f"entry {entry['id']!r}"
     if not isinstance(kind, str):
         return f"{where} has no 'type' (field type is missing)"
-    fields = {"system": ["content"], "system_refresh": ["content"], "message_refresh": ["targetId"],
-              "compaction": ["firstKeptId"]}.get(kind, [])
-    for field in fields:
+    spec = KINDS.get(kind, Kind())
+    for field in spec.fields:
         if not isinstance(entry.get(field), str):
             return f"{where}: {field!r} must be a string"
-    if kind in ("message", "message_refresh", "compaction"):
-        if problem := message_problem(entry.get("message")):
-            return f"{where}: {problem}"
+    if spec.message and (problem := message_problem(entry.get("message"))):
+        return f"{where}: {problem}"
     return None
 
 
@@ -109,22 +112,19 @@ def tokens_used(response: dict) -> int:
     return reported_tokens(response) or 0
 
 
-# The entries that hold the response of a call the server answered (reply.py checks their usage).
-CALLS = ("model_call", "compaction", "compaction_refused")
-
-
 def tokens_spent(entries: list[dict]) -> int | None:
     """What the calls among ``entries`` used, children included (prompt + completion); None if the
     server did not report a countable usage for one of them (then no budget can be kept)."""
     total = 0
     for entry in entries:
-        if entry.get("type") == "child":
-            usage = entry.get("usage") if isinstance(entry.get("usage"), dict) else {}
+        kind = kind_of(entry)
+        if kind.usage:
+            usage = kind.usage(entry)
             if usage.get("uncounted") or not (count(usage.get("prompt_tokens"))
                                               and count(usage.get("completion_tokens"))):
                 return None
             total += usage["prompt_tokens"] + usage["completion_tokens"]
-        elif entry.get("type") in CALLS and "response" in entry:
+        elif kind.call and "response" in entry:
             tokens = reported_tokens(entry["response"])
             if tokens is None:
                 return None
@@ -134,18 +134,20 @@ def tokens_spent(entries: list[dict]) -> int | None:
 
 def usage_ledger(entries: list[dict]) -> dict:
     """What the calls among ``entries`` used, added up: every call the server answered counts,
-    on every branch of the tree (a branch left behind was paid for all the same). A ``child``
-    entry (children.py) adds the ``usage`` of its child's whole session. ``uncounted`` (only when
+    on every branch of the tree (a branch left behind was paid for all the same). An entry that
+    stands for other calls (a ``child``, children.py) adds their total. ``uncounted`` (only when
     there are some): calls whose usage the server did not report as whole numbers (counted as 0)."""
     total = {"calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}
     uncounted = 0
     for entry in entries:
-        if entry.get("type") == "child" and isinstance(entry.get("usage"), dict):
+        kind = kind_of(entry)
+        if kind.usage:
+            usage = kind.usage(entry)
             for key in total:
-                total[key] += entry["usage"].get(key) if count(entry["usage"].get(key)) else 0
-            uncounted += entry["usage"].get("uncounted") or 0
+                total[key] += usage.get(key) if count(usage.get(key)) else 0
+            uncounted += usage.get("uncounted") or 0
             continue
-        response = entry.get("response") if entry.get("type") in CALLS else None
+        response = entry.get("response") if kind.call else None
         if not isinstance(response, dict):
             continue  # no call (a typed summary) or a call the server refused
         total["calls"] += 1
@@ -175,53 +177,35 @@ class UnknownEntry(KeyError):
         return self.args[0]  # KeyError's own str() would wrap the message in quotes
 
 
-@dataclass
-class Dropped:
-    """An incomplete last line, found on load and kept aside, never silently lost."""
-
-    line: int
-    offset: int  # byte offset where the torn line starts
-    data: bytes
-
-    def __str__(self) -> str:
-        return f"dropped an incomplete last line (line {self.line}, {len(self.data)} bytes at byte {self.offset})"
-
-
 class Session:
-    def __init__(self, path: Path | str, entries: list[dict] | None = None, dropped: Dropped | None = None):
+    def __init__(self, path: Path | str, entries: list[dict] | None = None):
         self.path = Path(path)
         self.entries: list[dict] = entries or []
         self.by_id = {e["id"]: e for e in self.entries}
         self.leaf: str | None = self.entries[-1]["id"] if self.entries else None
-        self.dropped = dropped
 
     # -- loading -------------------------------------------------------------
     @classmethod
     def open(cls, path: Path | str) -> "Session":
         """Load a session file (or start a new one if it does not exist)."""
         path = Path(path)
-        if not path.exists():
-            return cls(path)
-        raw = path.read_bytes()
-        entries, line_of, offset, dropped = [], {}, 0, None  # line_of: entry id -> its line number
-        lines = raw.split(b"\n")
-        for number, line in enumerate(lines, start=1):
+        return cls(path, cls.read(path, path.read_bytes())) if path.exists() else cls(path)
+
+    @classmethod
+    def read(cls, path: Path, data: bytes) -> list[dict]:
+        """The entries of the session file ``path`` whose bytes are ``data``; a SessionFileError names its line."""
+        entries, line_of = [], {}  # line_of: entry id -> its line number
+        for number, line in enumerate(data.split(b"\n"), start=1):
             if line.strip():
                 try:
                     entry = json.loads(line)
                 except ValueError as err:
-                    # A write that was cut off (it starts as every entry does): keep what is complete.
-                    # Anything else on the last line is damage, not a torn write, and is said.
-                    if number == len(lines) and line.lstrip().startswith(b"{"):
-                        dropped = Dropped(number, offset, line)
-                        continue
                     raise SessionFileError(f"{path}:{number}: not a valid session entry ({err})") from None
                 if problem := cls._problem(entry, line_of):
                     raise SessionFileError(f"{path}:{number}: {problem}")
                 entries.append(entry)
                 line_of[entry["id"]] = number
-            offset += len(line) + 1
-        return cls(path, entries, dropped)
+        return entries
 
     @staticmethod
     def _problem(entry, line_of: dict) -> str | None:
@@ -246,14 +230,11 @@ class Session:
             # Writing on would start a file whose first entry names a parent it does not hold.
             raise SessionFileError(f"the session file {self.path} was deleted or moved while the session was "
                                    f"running ({len(self.entries)} entries were in it); nothing more is written")
-        if self.dropped:
-            self._set_aside_torn_tail()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(entry, ensure_ascii=False) + "\n"
         if not line.isascii() and lone_surrogate(entry):  # from a server: escaped (\ud800), else no UTF-8
             line = json.dumps(entry) + "\n"
-        if self._ends_without_newline():
-            line = "\n" + line  # the last entry is complete but its newline was lost
+        line = self._mend() + line
         with open(self.path, "a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
@@ -263,21 +244,10 @@ class Session:
         self.leaf = entry["id"]
         return entry
 
-    def _ends_without_newline(self) -> bool:
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            return False
-        with open(self.path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            return f.read(1) != b"\n"
-
-    def _set_aside_torn_tail(self) -> None:
-        # Save the torn bytes next to the file before cutting them off, so an
-        # append never glues a new entry onto half an old one.
-        aside = self.path.with_name(f"{self.path.name}.torn-{self.dropped.offset}")
-        aside.write_bytes(self.dropped.data)
-        with open(self.path, "r+b") as f:
-            f.truncate(self.dropped.offset)
-        self.dropped = None
+    def _mend(self) -> str:
+        """What the file needs before the next entry: nothing, in a file this session wrote (one
+        continued after a crash may need more: session_cli.ContinuedSession)."""
+        return ""
 
     def fork(self, entry_id: str) -> None:
         """Continue from an earlier entry: the next append becomes its child."""
@@ -298,27 +268,17 @@ class Session:
         return out[::-1]
 
     def visible(self, entry_id: str | None = None) -> tuple[str | None, list[tuple[str, dict]]]:
-        """What the model sees on the path: the latest system text, and the chat
-        messages as (entry id, message) pairs with every refresh and compaction applied."""
+        """What the model sees on the path: the latest system text, and the chat messages as
+        (entry id, message) pairs, with what every later entry type changes applied (its ``view``)."""
         system, chat = None, []
         for entry in self.path_to(entry_id):
+            kind = kind_of(entry)
             if entry["type"] in ("system", "system_refresh"):
                 system = entry["content"]
             elif entry["type"] == "message":
                 chat.append((entry["id"], entry["message"]))
-            elif entry["type"] == "message_refresh":
-                ids = [i for i, _ in chat]
-                if entry.get("targetId") not in ids:
-                    raise SessionFileError(f"{self.path}: message_refresh {entry['id']} replaces "
-                                           f"{entry.get('targetId')!r}, which is not a message on its path")
-                chat[ids.index(entry["targetId"])] = (entry["targetId"], entry["message"])
-            elif entry["type"] == "compaction":
-                # The summary stands in for everything before the first kept message.
-                ids, first_kept = [i for i, _ in chat], entry.get("firstKeptId")
-                if first_kept not in ids:
-                    raise SessionFileError(f"{self.path}: compaction {entry['id']} keeps from "
-                                           f"{first_kept!r}, which is not a message on its path")
-                chat = [(entry["id"], entry["message"])] + chat[ids.index(first_kept):]
+            elif kind.view:
+                chat = kind.view(self, chat, entry)
         return system, chat
 
     def messages(self, entry_id: str | None = None) -> list[dict]:

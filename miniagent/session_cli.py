@@ -18,8 +18,78 @@ import os
 import sys
 from pathlib import Path
 
+from dataclasses import dataclass
+
+from . import compaction, injection  # noqa: F401 (they say what their entries mean: session.KINDS)
 from .loop import short
-from .session import Session, SessionFileError, UnknownEntry, shipped_data_problem
+from .session import Session, SessionFileError, UnknownEntry
+
+# The course's shipped data (the recordings the book's numbers come from): never appended to.
+SHIPPED_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def shipped_data_problem(path: Path | str, entry_id: str | None = None) -> str | None:
+    """Why a session must not be continued in the file at ``path``, or None."""
+    path = Path(path)
+    if SHIPPED_DATA not in path.resolve().parents:
+        return None
+    leaf = entry_id or "ID"
+    return (f"{path} is part of the course's shipped data ({SHIPPED_DATA}); continuing it would append to it. "
+            f"Copy the path first and continue the copy: python -m miniagent session clone {path} "
+            f"--leaf {leaf} COPY.jsonl, then session resume COPY.jsonl --leaf {leaf} ...")
+
+
+@dataclass
+class Dropped:
+    """An incomplete last line, found on load and kept aside, never silently lost."""
+
+    line: int
+    offset: int  # byte offset where the torn line starts
+    data: bytes
+
+    def __str__(self) -> str:
+        return f"dropped an incomplete last line (line {self.line}, {len(self.data)} bytes at byte {self.offset})"
+
+
+class ContinuedSession(Session):
+    """A session file continued later, perhaps after a crash cut off its last write. That last line
+    (it starts as every entry does) is dropped on load and reported (``dropped``), and kept aside in
+    a ``.torn-OFFSET`` file before the next entry is written, so no entry is glued onto half of one;
+    an entry whose newline was lost gets one. Anything else that is no entry is damage, and is said."""
+
+    dropped: Dropped | None = None
+
+    @classmethod
+    def open(cls, path: Path | str) -> "ContinuedSession":
+        path = Path(path)
+        data = path.read_bytes() if path.exists() else b""
+        head, newline, last = data.rpartition(b"\n")
+        if not last.lstrip().startswith(b"{") or parses(last):
+            return super().open(path)
+        offset = len(head) + len(newline)
+        session = cls(path, cls.read(path, data[:offset]))
+        session.dropped = Dropped(data.count(b"\n") + 1, offset, last)
+        return session
+
+    def _mend(self) -> str:
+        if self.dropped:  # save the torn bytes next to the file, then cut them off
+            self.path.with_name(f"{self.path.name}.torn-{self.dropped.offset}").write_bytes(self.dropped.data)
+            with open(self.path, "r+b") as f:
+                f.truncate(self.dropped.offset)
+            self.dropped = None
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return ""
+        with open(self.path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            return "\n" if f.read(1) != b"\n" else ""  # the last entry is complete but its newline was lost
+
+
+def parses(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
 
 
 class SessionCommandError(Exception):
@@ -30,7 +100,7 @@ def open_existing(path: Path) -> Session:
     """Load a session file that must exist (Session.open alone would start a new one)."""
     if not path.is_file():
         raise SessionCommandError(f"no session file {path}")
-    session = Session.open(path)
+    session = ContinuedSession.open(path)
     if session.dropped:
         print(f"note: {path}: {session.dropped}; the complete entries are used", file=sys.stderr)
     return session
@@ -90,8 +160,8 @@ def render_tree(session: Session) -> str:
              f"{'point' if len(forks) == 1 else 'points'}, {compactions} "
              f"{'compaction' if compactions == 1 else 'compactions'}",
              f"current leaf: {session.leaf} (the last entry written; a plain run continues there)"]
-    if session.dropped:
-        lines.append(f"note: {session.dropped}")
+    if dropped := getattr(session, "dropped", None):  # a ContinuedSession's
+        lines.append(f"note: {dropped}")
 
     def chain(start: dict, prefix: str) -> None:
         node = start

@@ -1,29 +1,15 @@
 """The agent's tools, all confined to one workspace directory.
 
-File tools refuse absolute paths, ``..`` and symlinks that lead outside the
-workspace. A file is written all or nothing: the text is encoded first, then
-written to a temporary file that replaces the old one, so a failed write never
-leaves a half-written or empty file.
+File tools refuse absolute paths, ``..`` and symlinks that lead outside the workspace. A file is
+written all or nothing: the text is encoded first, then written to a temporary file that replaces
+the old one, so a failed write never leaves a half-written or empty file. ``run_command`` runs in
+the workspace with a timeout, in its own process group (killed whole at the timeout), its output
+capped; A3·1 shows what still gets out (confined.py closes it).
 
-``run_command`` runs in the workspace, in its own process group, with a timeout
-and an output cap. The output is capped while it is read (a command printing
-gigabytes costs no memory), and at the timeout the whole group is killed; a
-background process that keeps the output pipe open does not keep us waiting.
-A command gets our environment without the variables that look like secrets,
-plus a mark of its run: a process that left the group (``setsid``) still
-carries the mark, and is killed with the group (Linux: found through /proc).
-It is not a sandbox (a command can still name other paths, or clear its
-environment), which is why miniagent is meant for throwaway copies of a
-repository.
-
-Each tool's definition (what the model is told) sits on its handler, in the
-``@tool`` line above it. ``Toolbox.call`` checks the model's arguments against
-that definition's JSON schema before the handler runs.
-
-Later chapters bring tools of their own, each on the object it works on and
-written with the same ``@tool``: the memory (A6·2, ``MemoryStore.remember``),
-the skills (A6·3, ``SkillSet.read_skill``); children add theirs from outside
-(A7, children.py). None of them is imported here.
+Each tool's definition (what the model is told) sits on its handler, in the ``@tool`` line above
+it. ``Toolbox.call`` checks the model's arguments against that definition's JSON schema before the
+handler runs. Later chapters bring tools of their own, written with the same ``@tool``, on the
+objects they work on; none of them is imported here.
 """
 from __future__ import annotations
 
@@ -31,23 +17,13 @@ import inspect
 import json
 import math
 import os
-import secrets
-import selectors
 import signal
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 OUTPUT_LIMIT = 8000  # characters of tool output the model gets back
 COMMAND_TIMEOUT = 30.0  # seconds
-# Bytes of a command's output kept at each end while reading; the middle is dropped as it arrives,
-# so `yes` cannot fill the memory. Far more than OUTPUT_LIMIT: output that fits is kept whole.
-KEEP_BYTES = 64 * 1024
-# Variables whose names contain one of these never reach a command: an API key in the agent's
-# environment is none of the command's business (Codex's default excludes, plus PASSWORD).
-SECRET_NAME_PARTS = ("KEY", "SECRET", "TOKEN", "PASSWORD")
-RUN_MARK = "MINIAGENT_RUN"  # set to a fresh id in every command's environment
 
 
 class ToolError(Exception):
@@ -136,31 +112,6 @@ def replace_file(file: Path, data: bytes) -> None:
         raise
 
 
-class OutputBuffer:
-    """A command's output as it arrives: the first and the last ``keep`` bytes, and how many in between."""
-
-    def __init__(self, keep: int = KEEP_BYTES):
-        self.keep, self.head, self.tail, self.dropped = keep, bytearray(), bytearray(), 0
-
-    def add(self, data: bytes) -> None:
-        room = self.keep - len(self.head)
-        self.head += data[:room]
-        self.tail += data[room:] if room > 0 else data
-        if len(self.tail) > self.keep:
-            extra = len(self.tail) - self.keep
-            self.dropped += extra
-            del self.tail[:extra]
-
-    def capped(self, suffix: str, limit: int = OUTPUT_LIMIT) -> str:
-        """The output and ``suffix`` for the model: whole up to ``limit`` characters, else its two ends."""
-        if not self.dropped:  # all of it is here: exactly what the model always got
-            return cap(decode(bytes(self.head + self.tail)) + suffix, limit)
-        half = limit // 2
-        head, tail = decode(bytes(self.head)), decode(bytes(self.tail)) + suffix
-        cut = self.dropped + len(head[half:].encode()) + len(tail[:-half].encode())
-        return f"{head[:half]}\n[... {cut} bytes of output cut ...]\n{tail[-half:]}"
-
-
 def decode(data: bytes) -> str:
     """Output bytes as text, as a text-mode pipe gives them (UTF-8, universal newlines)."""
     text = data.decode("utf-8", errors="replace")
@@ -176,11 +127,8 @@ def cap(text: str, limit: int = OUTPUT_LIMIT) -> str:
 
 
 class Workspace:
-    def __init__(self, root: Path | str, command_timeout: float = COMMAND_TIMEOUT, command_wrapper=None):
+    def __init__(self, root: Path | str, command_timeout: float = COMMAND_TIMEOUT):
         self.root = Path(root).resolve()
-        # None: a command runs with `sh -c` as we are. A sandbox.Bwrap: run_command runs the argument list
-        # command_wrapper(root, command, run_id) instead (--sandbox bwrap; the same timeout, kill and cap).
-        self.command_wrapper = command_wrapper
         if not self.root.is_dir():
             raise ToolError(f"workspace {self.root} is not a directory")
         self.command_timeout = check_timeout(command_timeout)
@@ -262,90 +210,20 @@ class Workspace:
 
     @tool("Run a shell command in the repository root and return its output.", command="The shell command")
     def run_command(self, command: str) -> str:
-        # Its own session and process group: at the timeout we kill the command and all it started.
-        run_id = secrets.token_hex(8)
-        wrapped = self.command_wrapper and self.command_wrapper(self.root, command, run_id)
-        proc = subprocess.Popen(wrapped or command, shell=not wrapped, cwd=self.root, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                                env=command_env(run_id))
-        deadline = time.monotonic() + self.command_timeout
-        output = OutputBuffer()
+        # Its own process group: at the timeout we kill the command and all it started.
+        proc = subprocess.Popen(command, shell=True, cwd=self.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            eof = read_output(proc.stdout, output, deadline)
-            if eof:  # the output is complete; the command may still be running
-                proc.wait(timeout=max(deadline - time.monotonic(), 0))
+            output, _ = proc.communicate(timeout=self.command_timeout)
+            suffix = f"\n[exit code {proc.returncode}]"
         except subprocess.TimeoutExpired:
-            pass
-        finally:
-            proc.stdout.close()  # stop reading: never wait on a pipe something else still holds
-        exited = proc.poll() is not None
-        if not (exited and eof):  # a command that ends normally may leave a server running on purpose
-            kill_group(proc.pid)
-            kill_marked(run_id)  # what left the group with setsid still carries the run's mark
-        proc.wait()
-        if not exited:
-            return output.capped(f"\n[timed out after {self.command_timeout:g} s; the command was killed]",
-                                 self.output_limit)
-        held = "" if eof else (f"\n[a process the command started still held the output open after "
-                               f"{self.command_timeout:g} s; stopped reading]")
-        return output.capped(f"\n[exit code {proc.returncode}]{held}", self.output_limit)
-
-
-def read_output(pipe, output: OutputBuffer, deadline: float) -> bool:
-    """Read ``pipe`` into ``output`` until its end (True) or the ``deadline`` (False)."""
-    fd = pipe.fileno()
-    with selectors.DefaultSelector() as selector:
-        selector.register(fd, selectors.EVENT_READ)
-        while (left := deadline - time.monotonic()) > 0:
-            if selector.select(left):
-                data = os.read(fd, 65536)
-                if not data:
-                    return True
-                output.add(data)
-    return False
-
-
-def kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:  # nothing of the group is left
-        pass
-
-
-def command_env(run_id: str) -> dict[str, str]:
-    """The environment a command gets: ours without the secret-looking variables, plus the run's mark."""
-    env = {name: value for name, value in os.environ.items()
-           if not any(part in name.upper() for part in SECRET_NAME_PARTS)}
-    env[RUN_MARK] = run_id
-    return env
-
-
-def processes_marked(run_id: str) -> list[int]:
-    """Our processes whose environment carries ``run_id``'s mark (Linux /proc; elsewhere none are found)."""
-    mark = f"{RUN_MARK}={run_id}".encode()
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:  # gone meanwhile, or another user's process
-            continue
-        if mark in environ.split(b"\0"):
-            found.append(int(entry.name))
-    return found
-
-
-def kill_marked(run_id: str) -> None:
-    """Kill every process carrying the run's mark; look again, since one may have forked meanwhile."""
-    for _ in range(5):
-        pids = processes_marked(run_id)
-        if not pids:
-            return
-        for pid in pids:
             try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:  # nothing of the group is left
                 pass
-        time.sleep(0.01)
+            output, _ = proc.communicate()  # waits for the pipe's end: A3·1 shows what can hold it
+            suffix = f"\n[timed out after {self.command_timeout:g} s; the command was killed]"
+        return cap(decode(output) + suffix, self.output_limit)
 
 
 class Toolbox:

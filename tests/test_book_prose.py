@@ -190,17 +190,7 @@ def test_glossary_has_entries():
     assert len(ENTRIES) >= 30
 
 
-# Found by this check and left for the reading pass (issue 41, item 1): each is a term an earlier
-# lesson uses without defining or linking it, or a 定义于 page that never says the word. Fixing one
-# makes its xfail an unexpected pass: then delete it here.
-KNOWN_UNRESOLVED = {"重算", "缓存规则", "system prompt", "追加", "改写历史", "记忆", "上限",
-                    "工作区", "窗口", "压缩", "子 agent", "记账口径"}
-
-
-@pytest.mark.parametrize("terms,page", [
-    pytest.param(t, p, marks=pytest.mark.xfail(strict=True, reason="issue 41 reading pass"))
-    if t[0] in KNOWN_UNRESOLVED else (t, p) for t, p in ENTRIES],
-    ids=lambda x: x if isinstance(x, str) else "/".join(x))
+@pytest.mark.parametrize("terms,page", ENTRIES, ids=lambda x: x if isinstance(x, str) else "/".join(x))
 def test_glossary_defining_page_uses_the_term_and_no_earlier_lesson_does(terms, page):
     assert page in PAGES, f"{terms}: 定义于 {page}, which is not in _toc.yml"
     term = terms[0]
@@ -227,10 +217,7 @@ def banned_terms() -> list[str]:
             if line.strip() and not line.startswith("#")]
 
 
-SKIP_STYLE = ("book/a3/",)   # being rewritten in another branch; checked after its merge
-
-
-@pytest.mark.parametrize("page", [p for p in PAGES if not p.startswith(SKIP_STYLE)])
+@pytest.mark.parametrize("page", PAGES)
 def test_no_banned_synonym_in_prose(page):
     text = "\n".join(prose(c) for c in markdown_cells(page))
     found = [t for t in banned_terms() if t in text]
@@ -254,14 +241,7 @@ def search_words(page: str) -> frozenset[str]:
     return frozenset(search_index.page_words(search_language(), search_index.source_texts(source(page))))
 
 
-# Terms whose 定义于 page never says them (the KNOWN_UNRESOLVED check above): the pointer is wrong,
-# not the search.
-NOT_ON_DEFINING_PAGE = {"记账口径"}
-
-
-@pytest.mark.parametrize("term,page", [
-    pytest.param(t, p, marks=pytest.mark.xfail(strict=True, reason="定义于 page lacks the term"))
-    if t in NOT_ON_DEFINING_PAGE else (t, p) for terms, p in ENTRIES for t in terms], ids=str)
+@pytest.mark.parametrize("term,page", [(t, p) for terms, p in ENTRIES for t in terms], ids=str)
 def test_glossary_term_search_finds_its_defining_page(term, page):
     # The same cutting as the built index (jieba with the course's words) and the same matching as
     # the search page: a term jieba cuts apart, or a one-character term, would find nothing.

@@ -51,9 +51,11 @@ def test_the_check_finds_a_planted_leak():
 
 def test_a1_closure_does_not_grow():
     # measured 1005 before issue 48; 1215 with its checks of the server's answer where it enters
-    # (reply.py), the session written before an error, and the budget over every call (issue 40's
-    # target: 600, not reached yet)
-    assert lines(chapter_closure(1)) <= 1220
+    # (reply.py), the session written before an error, and the budget over every call; 1044 once
+    # A3·1's command hardening (confined.py), the later chapters' entry types (session.KINDS), the
+    # torn-line recovery of a continued session (session_cli.py) and cut_off (cli.py) left A1's files
+    # (issue 40's target: 600, not reached yet)
+    assert lines(chapter_closure(1)) <= 1050
 
 
 def test_the_readme_table_is_the_chapter_map():

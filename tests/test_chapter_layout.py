@@ -76,8 +76,8 @@ def packages() -> list[Path]:
         found += [p.parent for p in sorted(root.rglob("__init__.py"))
                   if "__pycache__" not in p.parts and p.parent.name != "tests"
                   and (root == CHAPTERS) <= (p.parent == CHAPTERS)
-                  and p.parent != REPO_ROOT / "prefixlab" / "cache" / "rules"]  # its map is the rules table
-    return sorted(set(found))
+                  and p.parent != REPO_ROOT / "prefixlab" / "cache" / "rules"]  # its map is the rules table (below)
+    return sorted(set(found) | {REPO_ROOT / "prefixlab"})  # prefixlab's own map: its layers and entry points
 
 
 def map_entries(doc: str) -> list[str]:
@@ -92,11 +92,46 @@ def test_every_package_map_lists_exactly_its_modules(package):
     members |= {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
     if package == CHAPTERS:
         members = set(CHAPTER_IDS)
+    if package == REPO_ROOT / "prefixlab":  # the experiments' old names: one line (``record_...``), checked below
+        members = {m for m in members if not m.startswith("record_")}
     listed = map_entries(doc)
     where = f"{package.relative_to(REPO_ROOT)}/__init__.py"
     assert sorted(set(listed)) == sorted(listed), f"{where}: a module listed twice in its map"
     assert not sorted(members - set(listed)), f"{where}: add {sorted(members - set(listed))} to its map"
     assert not sorted(set(listed) - members), f"{where}: its map lists {sorted(set(listed) - members)}, not here"
+
+
+def test_every_record_module_of_prefixlab_is_an_experiments_old_name():
+    from prefixlab.recording.experiments import by_alias
+    aliases = sorted(p.stem for p in (REPO_ROOT / "prefixlab").glob("record_*.py"))
+    assert aliases and all(by_alias(alias).alias == alias for alias in aliases)  # by_alias raises for a stray one
+
+
+def rules_table(doc: str) -> list[str]:
+    """The rule names of prefixlab.cache.rules' table: its first column, a name cut at a hyphen joined again."""
+    rows = doc.split("\n==========", 3)[2].split("\n", 1)[1].splitlines()
+    names = []
+    for row in rows:
+        piece = row[:12].split("  ")[0].strip()
+        if piece and names and names[-1].endswith("-"):
+            names[-1] += piece
+        elif piece:
+            names.append(piece)
+    return names
+
+
+def test_the_rules_table_lists_exactly_the_rules_and_the_package_holds_no_other_module():
+    from prefixlab.cache import rules
+    listed = rules_table(rules.__doc__)
+    assert listed == list(rules.RULES), "the rules table of prefixlab/cache/rules/__init__.py, in RULES' order"
+    modules = {p.stem for p in (REPO_ROOT / "prefixlab" / "cache" / "rules").glob("*.py")}
+    assert modules == {m.__name__.rpartition(".")[2] for m in rules.RULES.values()} | {"__init__", "base"}
+
+
+def test_the_rules_table_check_sees_a_name_cut_at_a_hyphen():
+    line = "==========  ====\n"
+    doc = f"Rules.\n\n{line}rule        source\n{line}alpha       a\nopenai-     b\nbreakpoints c\n            d\n{line}"
+    assert rules_table(doc) == ["alpha", "openai-breakpoints"]
 
 
 def test_the_map_check_sees_a_stale_entry_and_a_missing_one():

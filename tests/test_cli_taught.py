@@ -7,7 +7,7 @@ import pytest
 
 from miniagent.cli import main, parse_args
 from miniagent.paging import Pager
-from miniagent.tools import Workspace
+from miniagent.confined import ConfinedWorkspace
 
 from fake_server import FakeChatServer, completion
 
@@ -168,5 +168,5 @@ def test_paging_keeps_the_sandbox_of_the_workspace(tmp_path):
     def wrapper(root, command, run_id):
         seen.append(command)
         return ["sh", "-c", command]
-    Pager(Workspace(tmp_path, command_timeout=5, command_wrapper=wrapper)).run_command("echo hi")
+    Pager(ConfinedWorkspace(tmp_path, command_timeout=5, command_wrapper=wrapper)).run_command("echo hi")
     assert seen == ["echo hi"]  # a paged command runs wrapped too, never outside the sandbox

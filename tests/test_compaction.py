@@ -10,6 +10,7 @@ from miniagent.memory import MemoryStore
 from miniagent.model import ModelReply
 from miniagent.modes import for_mode
 from miniagent.session import Session
+from miniagent.session_cli import ContinuedSession
 from miniagent.tools import Toolbox, Workspace
 
 from helpers import ScriptedModel, answer, tool_call
@@ -161,7 +162,7 @@ def test_unknown_entries_and_a_torn_line_around_a_compaction_are_handled_as_befo
     Compactor(1, Summaries("S"), keep_rounds=1).compact(s, tokens=50)
     s.append("message", message={"role": "user", "content": "next"})
     s.path.write_bytes(s.path.read_bytes() + b'{"id": "x", "parentId": "y", "ty')
-    loaded = Session.open(s.path)
+    loaded = ContinuedSession.open(s.path)
     assert "incomplete last line" in str(loaded.dropped)
     assert "label" in [e["type"] for e in loaded.path_to()]  # kept, and ignored by messages()
     assert [m["content"] for m in loaded.messages()] == ["sys", f"{SUMMARY_HEADER}\n\nS", "", "r3", "next"]

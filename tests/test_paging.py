@@ -1,6 +1,7 @@
 """miniagent/paging.py (A2·3, opt-in): a big result one page at a time, with a pointer to the rest."""
 from miniagent.memory import MemoryStore
 from miniagent.paging import OUTPUT_DIR, PAGE_LINES, READ_DEFINITION, page, paged, with_paging
+from miniagent.confined import ConfinedWorkspace
 from miniagent.tools import Toolbox, Workspace
 
 
@@ -104,12 +105,12 @@ def test_a_paged_read_of_a_file_that_is_not_utf8_says_so(tmp_path):
 
 
 def test_paged_commands_keep_the_sandbox(tmp_path):
-    """The pager runs a command on a second Workspace: it must carry the same command wrapper."""
+    """The pager runs a command on a copy of the workspace: it must carry the same command wrapper."""
     seen = []
 
     def wrapper(root, command, run_id):
         seen.append(command)
         return ["sh", "-c", command]
-    box = Toolbox(Workspace(tmp_path, command_wrapper=wrapper), MemoryStore(tmp_path / "h" / "M.md"))
+    box = Toolbox(ConfinedWorkspace(tmp_path, command_wrapper=wrapper), MemoryStore(tmp_path / "h" / "M.md"))
     with_paging(box).call("run_command", {"command": "echo hi"})
     assert seen == ["echo hi"]

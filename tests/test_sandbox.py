@@ -16,7 +16,8 @@ import pytest
 
 from miniagent import cli
 from miniagent.sandbox import Bwrap
-from miniagent.tools import ToolError, Workspace
+from miniagent.confined import ConfinedWorkspace
+from miniagent.tools import ToolError
 
 FAKE_KEY = "sk-test-sandbox-fake-0000"
 REPO = Path(__file__).resolve().parents[1]
@@ -48,11 +49,11 @@ def run_in_agent(workspace: Path, command: str, sandbox: bool, pop_key: bool = F
     """``command`` through run_command in a fresh Python process started with the fake key set, as the agent is."""
     script = textwrap.dedent(f"""
         import os, sys
-        from miniagent.tools import Workspace
+        from miniagent.confined import ConfinedWorkspace
         from miniagent.sandbox import Bwrap
         if {pop_key}:
             os.environ.pop("OPENAI_API_KEY")  # dropped after start-up
-        ws = Workspace(sys.argv[1], command_timeout=20, command_wrapper=Bwrap() if {sandbox} else None)
+        ws = ConfinedWorkspace(sys.argv[1], command_timeout=20, command_wrapper=Bwrap() if {sandbox} else None)
         print(ws.run_command(sys.argv[2]))
     """)
     env = dict(os.environ, OPENAI_API_KEY=FAKE_KEY, PYTHONPATH=str(REPO))
@@ -102,8 +103,8 @@ CONNECT = "bash -c 'echo hi > /dev/tcp/127.0.0.1/{port}' && echo CONNECTED || ec
 @needs_bwrap
 def test_a_port_on_127_0_0_1_is_reachable_outside_and_not_inside(tmp_path, listening_port):
     command = CONNECT.format(port=listening_port)
-    assert "CONNECTED" in Workspace(tmp_path).run_command(command)
-    inside = Workspace(tmp_path, command_wrapper=Bwrap()).run_command(command)
+    assert "CONNECTED" in ConfinedWorkspace(tmp_path).run_command(command)
+    inside = ConfinedWorkspace(tmp_path, command_wrapper=Bwrap()).run_command(command)
     assert "REFUSED" in inside and "CONNECTED" not in inside
 
 
@@ -113,7 +114,7 @@ def test_writes_outside_the_workspace_fail_inside_and_work_outside(tmp_path):
     ws.mkdir()
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me\n")
-    sandboxed = Workspace(ws, command_wrapper=Bwrap())
+    sandboxed = ConfinedWorkspace(ws, command_wrapper=Bwrap())
     out = sandboxed.run_command(f"echo gone > {outside}; echo made > inside.txt; cat inside.txt")
     # /tmp inside is an empty tmpfs: the write lands there and vanishes; the real file is untouched
     assert "made" in out
@@ -121,20 +122,20 @@ def test_writes_outside_the_workspace_fail_inside_and_work_outside(tmp_path):
     probe = Path("/etc/miniagent-sandbox-probe")  # outside /tmp: the read-only bind of /
     assert "Read-only file system" in sandboxed.run_command(f"echo x > {probe}")
     assert not probe.exists()
-    assert "[exit code 0]" in Workspace(ws).run_command(f"echo changed > {outside}")
+    assert "[exit code 0]" in ConfinedWorkspace(ws).run_command(f"echo changed > {outside}")
     assert outside.read_text() == "changed\n"
 
 
 @needs_bwrap
 def test_timeout_kill_and_output_cap_are_kept(tmp_path):
-    ws = Workspace(tmp_path, command_timeout=1, command_wrapper=Bwrap())
+    ws = ConfinedWorkspace(tmp_path, command_timeout=1, command_wrapper=Bwrap())
     out = ws.run_command("setsid sh -c 'sleep 60' & sleep 60")
     assert out.endswith("[timed out after 1 s; the command was killed]")
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert "sleep 60" not in ps
-    capped = Workspace(tmp_path, command_wrapper=Bwrap()).run_command("seq 1 200000")
+    capped = ConfinedWorkspace(tmp_path, command_wrapper=Bwrap()).run_command("seq 1 200000")
     assert "bytes of output cut ...]" in capped and len(capped) < 8200 and capped.endswith("[exit code 0]")
-    assert Workspace(tmp_path, command_wrapper=Bwrap()).run_command("exit 3").endswith("[exit code 3]")
+    assert ConfinedWorkspace(tmp_path, command_wrapper=Bwrap()).run_command("exit 3").endswith("[exit code 3]")
 
 
 def test_without_bwrap_on_path_the_error_says_what_is_missing(tmp_path, monkeypatch):
@@ -162,5 +163,5 @@ def test_cli_sandbox_flag_fails_clearly_without_bwrap(tmp_path, monkeypatch, cap
 
 
 def test_default_workspace_has_no_wrapper(tmp_path):
-    assert Workspace(tmp_path).command_wrapper is None
+    assert ConfinedWorkspace(tmp_path).command_wrapper is None
     assert cli.parse_args(["hi"]).sandbox is None

@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from miniagent.session import Session, SessionFileError
+from miniagent import children, compaction, injection  # noqa: F401 (they say what their entries mean)
+from miniagent.session import KINDS, Session, SessionFileError
+from miniagent.session_cli import ContinuedSession
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,7 +68,9 @@ def test_a_torn_last_line_is_dropped_reported_and_kept_aside(tmp_path):
     whole = s.path.read_bytes()
     torn = b'{"id": "x", "parentId": "y", "type": "mess'
     s.path.write_bytes(whole + torn)
-    loaded = Session.open(s.path)
+    with pytest.raises(SessionFileError, match="s.jsonl:3: not a valid session entry"):
+        Session.open(s.path)  # A1's session reads the files it wrote; a continued one (A6·4) mends them
+    loaded = ContinuedSession.open(s.path)
     assert [m["content"] for m in loaded.messages()] == ["sys", "complete"]
     assert loaded.dropped.line == 3 and loaded.dropped.data == torn
     assert "incomplete last line (line 3" in str(loaded.dropped)
@@ -80,7 +84,7 @@ def test_a_complete_last_line_without_newline_is_kept(tmp_path):
     s = Session.open(tmp_path / "s.jsonl")
     s.append("system", content="sys")
     s.path.write_bytes(s.path.read_bytes().rstrip(b"\n"))
-    loaded = Session.open(s.path)
+    loaded = ContinuedSession.open(s.path)
     assert loaded.dropped is None
     _user(loaded, "next")
     assert len(Session.open(s.path).entries) == 2
@@ -233,5 +237,25 @@ def test_a_last_line_that_is_no_entry_at_all_is_damage_not_a_torn_write(tmp_path
     path.write_bytes(b"\xff\xfe\x00bad")
     with pytest.raises(SessionFileError, match="s.jsonl:1: not a valid session entry"):
         Session.open(path)
+    with pytest.raises(SessionFileError, match="s.jsonl:1: not a valid session entry"):
+        ContinuedSession.open(path)
     path.write_bytes(b'{"type": "session", "id": "a", "par')  # a cut-off write is still kept aside
-    assert Session.open(path).dropped is not None
+    assert ContinuedSession.open(path).dropped is not None
+
+
+@pytest.mark.parametrize("kind", ["compaction", "message_refresh", "child"])
+def test_an_entry_type_no_imported_module_reads_is_an_error_not_skipped(tmp_path, monkeypatch, kind):
+    # A1's session knows A1's entries; a later chapter's module says what its own mean. Read without
+    # that module, such an entry would be skipped and the model shown the wrong chat or the wrong bill.
+    s = Session.open(tmp_path / "s.jsonl")
+    first = _user(s, "a")
+    extra = {"compaction": {"message": {"role": "user", "content": "sum"}, "firstKeptId": first["id"]},
+             "message_refresh": {"message": {"role": "user", "content": "b"}, "targetId": first["id"]},
+             "child": {"usage": {"calls": 1, "prompt_tokens": 5, "completion_tokens": 1}}}[kind]
+    s.append(kind, **extra)
+    monkeypatch.delitem(KINDS, kind)
+    with pytest.raises(SessionFileError, match=f"of type '{kind}', which no module imported here reads"):
+        s.messages()
+    from miniagent.session import usage_ledger
+    with pytest.raises(SessionFileError, match="import the module that writes it"):
+        usage_ledger(s.entries)

@@ -11,7 +11,7 @@ import pytest
 
 from miniagent.__main__ import main as agent_main
 from miniagent.session import Session
-from miniagent.session_cli import fork_point_problem, leaves, main, render_tree
+from miniagent.session_cli import ContinuedSession, fork_point_problem, leaves, main, render_tree
 
 from fake_server import FakeChatServer, completion
 
@@ -185,7 +185,7 @@ def test_clone_leaves_a_torn_last_line_behind(tree, tmp_path, capsys):
     out = tmp_path / "c.jsonl"
     assert main(["clone", str(s.path), "--leaf", tree["second"]["id"], str(out)]) == 0
     assert "dropped an incomplete last line" in capsys.readouterr().err
-    assert b"torn" not in out.read_bytes() and Session.open(out).dropped is None
+    assert b"torn" not in out.read_bytes() and ContinuedSession.open(out).dropped is None
 
 
 @pytest.mark.parametrize("command", ["resume", "fork"])

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from miniagent.confined import ConfinedWorkspace
 from miniagent.memory import MemoryStore
 from miniagent.tools import OUTPUT_LIMIT, Toolbox, ToolError, Workspace, cap, schema_problem
 
@@ -17,6 +18,12 @@ def ws(tmp_path):
     root.mkdir()
     (root / "app.py").write_text("print('hi')\n")
     return Workspace(root, command_timeout=2)
+
+
+@pytest.fixture
+def cws(ws):
+    """The same workspace with A3·1's commands (confined.py)."""
+    return ConfinedWorkspace(ws.root, command_timeout=2)
 
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "../outside.txt", "sub/../../x", "a/../b"])
@@ -168,7 +175,7 @@ def test_edit_file_on_a_binary_file_is_a_message(ws, tmp_path):
 
 def test_output_is_capped_while_it_is_read(ws):
     # 300 MB of output: kept whole in memory, the agent's process would grow by more than that.
-    ws = Workspace(ws.root, command_timeout=120)
+    ws = ConfinedWorkspace(ws.root, command_timeout=120)
     grown_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     out = ws.run_command("yes | head -c 300000000; echo; echo the-end")
     grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - grown_before
@@ -178,15 +185,37 @@ def test_output_is_capped_while_it_is_read(ws):
     assert 299_990_000 < cut < 300_000_000
 
 
-def test_short_output_keeps_its_exact_text(ws):
-    # What the model gets for ordinary commands must not change (recorded requests depend on it).
+@pytest.mark.parametrize("confined", [False, True])
+def test_short_output_keeps_its_exact_text(ws, confined):
+    # What the model gets for ordinary commands must not change (recorded requests depend on it),
+    # and A1's run_command and A3·1's give the same text.
+    ws = ConfinedWorkspace(ws.root) if confined else ws
     out = ws.run_command("printf 'a\\r\\nb\\rc\\n\\377'; echo; echo 中文")
     assert out == "a\nb\nc\n\ufffd\n中文\n\n[exit code 0]"
 
 
-def test_a_background_child_holding_the_pipe_does_not_defeat_the_timeout(ws):
+@pytest.mark.parametrize("command", ["ls; exit 3", "python3 -c \"print('x' * 100000)\"", "echo err >&2; echo out"])
+def test_a1_and_a3_commands_answer_alike(ws, cws, command):
+    assert ws.run_command(command) == cws.run_command(command)
+
+
+def test_an_unexpected_argument_reads_the_same_for_a1_and_a3(ws, cws):
+    # The recordings keep this text: the confined run_command answers under A1's name.
+    for workspace in (ws, cws):
+        assert Toolbox(workspace).call("run_command", {"command": "true", "required": "x"}) == (
+            "error: bad arguments for run_command: Workspace.run_command() got an unexpected keyword argument "
+            "'required'")
+
+
+def test_a1_commands_are_not_confined(ws, monkeypatch):
+    # What A3·1 closes: A1's run_command hands the command our whole environment.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert "sk-test" in ws.run_command("env")
+
+
+def test_a_background_child_holding_the_pipe_does_not_defeat_the_timeout(cws):
     started = time.monotonic()
-    out = ws.run_command("setsid sleep 20 & echo started")
+    out = cws.run_command("setsid sleep 20 & echo started")
     assert time.monotonic() - started < 5
     assert out.startswith("started\n") and "[exit code 0]" in out and "still held the output open" in out
 
@@ -205,26 +234,26 @@ def test_a_command_timeout_that_is_not_a_positive_number_is_refused(tmp_path, ti
         Workspace(tmp_path, command_timeout=timeout)
 
 
-def test_a_setsid_child_that_left_the_group_is_killed_at_the_timeout(ws):
-    marker = ws.root / "alive.txt"
-    out = ws.run_command("setsid sh -c 'sleep 3; echo late > alive.txt' & sleep 30")
+def test_a_setsid_child_that_left_the_group_is_killed_at_the_timeout(cws):
+    marker = cws.root / "alive.txt"
+    out = cws.run_command("setsid sh -c 'sleep 3; echo late > alive.txt' & sleep 30")
     assert "timed out after 2 s" in out
     time.sleep(1.5)  # the child would have written by now had it survived
     assert not marker.exists()
 
 
-def test_secret_looking_variables_do_not_reach_a_command(ws, monkeypatch):
+def test_secret_looking_variables_do_not_reach_a_command(cws, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("GITHUB_TOKEN", "ghp-test")
     monkeypatch.setenv("DB_Password", "pw")
     monkeypatch.setenv("HARMLESS_SETTING", "kept")
-    out = ws.run_command("env")
+    out = cws.run_command("env")
     assert "sk-test" not in out and "ghp-test" not in out and "=pw" not in out
     assert "HARMLESS_SETTING=kept" in out and "PATH=" in out
 
 
-def test_every_command_carries_a_fresh_run_mark(ws):
-    first, second = ws.run_command("echo $MINIAGENT_RUN"), ws.run_command("echo $MINIAGENT_RUN")
+def test_every_command_carries_a_fresh_run_mark(cws):
+    first, second = cws.run_command("echo $MINIAGENT_RUN"), cws.run_command("echo $MINIAGENT_RUN")
     assert len(first.split("\n")[0]) == 16 and first != second
 
 

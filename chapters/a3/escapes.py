@@ -6,7 +6,7 @@ Each command case runs three ways and measures what came back:
                      capture_output=True, timeout=...)``, the whole environment inherited
 ``group + drain``    its own process group, killed at the timeout, then the rest of the
                      output read to its end (the shape of mini-swe-agent's executor)
-``miniagent``        ``Workspace.run_command`` (miniagent/tools.py)
+``miniagent``        ``ConfinedWorkspace.run_command`` (miniagent/confined.py)
 
 Measured for each: seconds until the call returned, processes of the case still alive right
 after it returned, bytes of output handed back, the peak of Python's own allocations during the
@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from miniagent.confined import ConfinedWorkspace
 from miniagent.tools import ToolError, Workspace
 from prefixlab.paths import REPO_ROOT
 
@@ -143,7 +144,7 @@ def run_case(case: str, way: str, timeout: float = 1.0, workdir: Path | None = N
             elif way == "group + drain":
                 text = group_then_drain(command, cwd, timeout).decode("utf-8", "replace")
             elif way == "miniagent":
-                text = Workspace(cwd, command_timeout=timeout).run_command(command)
+                text = ConfinedWorkspace(cwd, command_timeout=timeout).run_command(command)
             else:
                 raise ValueError(f"unknown way {way!r}; choose one of {', '.join(WAYS)}")
             seconds = time.monotonic() - started
@@ -315,7 +316,7 @@ def run_escape(escape: str, way: str, timeout: float = 1.0) -> EscapeRun:
             if way == "subprocess.run":
                 text = naive_run(command, ws, timeout).decode("utf-8", "replace")
             else:
-                text = Workspace(ws, command_timeout=timeout, command_wrapper=wrapper).run_command(command)
+                text = ConfinedWorkspace(ws, command_timeout=timeout, command_wrapper=wrapper).run_command(command)
             time.sleep(0.1)  # let a dying namespace go
             left = len(by_cmdline(mark))
             notes = (base / "notes.txt").read_text(encoding="utf-8") if (base / "notes.txt").exists() else ""
@@ -366,8 +367,8 @@ if __name__ == "__main__":  # python -m chapters.a3.escapes [TIMEOUT]: the escap
 def key_readable_after_pop() -> bool:
     """Does /proc/$PPID/environ still show the key after the agent pops it from os.environ? (it does)"""
     import sys
-    script = ("import os; from miniagent.tools import Workspace; os.environ.pop('OPENAI_API_KEY'); "
-              "print(Workspace('.').run_command(\"tr '\\\\0' '\\\\n' < /proc/$PPID/environ\"))")
+    script = ("import os; from miniagent.confined import ConfinedWorkspace; os.environ.pop('OPENAI_API_KEY'); "
+              "print(ConfinedWorkspace('.').run_command(\"tr '\\\\0' '\\\\n' < /proc/$PPID/environ\"))")
     repo = REPO_ROOT
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, **{FAKE_SECRET[0]: FAKE_SECRET[1]}, PYTHONPATH=str(repo))

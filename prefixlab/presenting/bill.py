@@ -42,7 +42,9 @@ import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import miniagent.children  # noqa: F401 (what a child entry means: session.KINDS; session_cli brings the rest)
 from miniagent.session import Session, SessionFileError
+from miniagent.session_cli import ContinuedSession  # a file a crash cut off: its complete entries
 from prefixlab.cache import pricing, rules
 from prefixlab.cache.pricing import CostBreakdown, Term
 from prefixlab.recording.format import RecordingError, is_request, load
@@ -260,7 +262,7 @@ def _open(path: Path) -> Session:
     if not path.is_file():
         raise BillError(f"{path}: not a file (give a session file, .jsonl, or a recording directory)")
     try:
-        return Session.open(path)
+        return ContinuedSession.open(path)
     except SessionFileError as err:
         raise BillError(str(err)) from None
     except UnicodeDecodeError as err:

@@ -34,7 +34,9 @@ from pathlib import Path
 
 import jsonschema
 
+import miniagent.children  # noqa: F401 (what a child entry means: session.KINDS; session_cli brings the rest)
 from miniagent.session import Session, SessionFileError
+from miniagent.session_cli import ContinuedSession  # a file a crash cut off: its complete entries
 
 from prefixlab.paths import RECORDING_SCHEMA, RECORDINGS
 
@@ -117,7 +119,7 @@ class Recording:
     def session_path(self, session_id: str) -> list[dict]:
         """All entries of a session's path (system, messages, refreshes, calls), root first."""
         info = self.session_info(session_id)
-        session = self.files.get(info["file"]) or Session.open(self.path / info["file"])
+        session = self.files.get(info["file"]) or ContinuedSession.open(self.path / info["file"])
         return session.path_to(info["leaf"])
 
 
@@ -359,7 +361,7 @@ def _read_session_files(path: Path, manifest: dict) -> dict[str, Session]:
             if not file_path.is_file():
                 raise RecordingError(f"{where}: field file: {file} in {path} is not a file")
             try:
-                files[file] = Session.open(file_path)
+                files[file] = ContinuedSession.open(file_path)
             except SessionFileError as err:
                 raise RecordingError(str(err)) from None
             except OSError as err:

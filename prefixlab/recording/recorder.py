@@ -33,7 +33,7 @@ from pathlib import Path
 from miniagent.memory import MemoryStore
 from miniagent.model import ModelError
 from miniagent.session import Session
-from miniagent.tools import Workspace
+from miniagent.confined import ConfinedWorkspace
 
 from prefixlab.paths import CHAT_TEMPLATE, REPO_ROOT, TOKENIZER
 from prefixlab.serving.server import sha256_file
@@ -75,13 +75,13 @@ class Recorder:
         # Never retried (a retry would hide a request the server may have seen); see chat_client.
         return recording_model(self.connect(), self.model_name, self.log)
 
-    def fresh_copy(self, name: str) -> tuple[Workspace, MemoryStore]:
+    def fresh_copy(self, name: str) -> tuple[ConfinedWorkspace, MemoryStore]:
         """A fresh copy of the experiment's repository and an empty memory, under ``work/<name>``."""
         if self.repository is None:
             raise TypeError(f"{type(self).__name__} has no repository to copy")
         root = self.work / name
         self.repository.copy_to(root / "repo")
-        return Workspace(root / "repo"), MemoryStore(root / "home" / "MEMORY.md")
+        return ConfinedWorkspace(root / "repo"), MemoryStore(root / "home" / "MEMORY.md")
 
     def on_fresh_servers(self, variants=None, label: str = "variant"):
         """Yield each variant (default: ``self.variants``), restarting the server before every one but the

@@ -35,7 +35,7 @@ def check_cached(recording, round_no, guess) -> str:
         return (f"不对,{more_or_less(guess, right)}。槽位里留着的是哪一个请求?它和这一轮的请求从哪里开始不同?"
                 "(可以用代码读录制:rec.session_calls(\"long\") 里每个请求的 prompt_tokens。)")
     return (f"对:{right:,}。这正是第 {round_no - 1} 轮的整个 prompt:这一轮的请求以上一轮的请求开头,"
-            "服务器把它整段读回,只算新接上的那两条消息。")
+            "服务器把它整段读取,只算新接上的那两条消息。")
 
 
 def check_evaluated_between(recording, first, last, guess) -> str:

@@ -68,9 +68,9 @@ def tokens_figure(rows: list[RoundRow], title: str) -> go.Figure:
     cached = [r.cached or 0 for r in rows]
     fresh = [r.prompt_tokens - c for r, c in zip(rows, cached)]
     fig = go.Figure()
-    fig.add_bar(x=x, y=cached, name="从缓存读回(cached_tokens)", marker_color="#9ecae1",
+    fig.add_bar(x=x, y=cached, name="从缓存读取(cached_tokens)", marker_color="#9ecae1",
                 customdata=[r.asked for r in rows],
-                hovertemplate="第 %{x} 轮<br>读回 %{y:,}<br>这一轮之后:%{customdata}<extra></extra>")
+                hovertemplate="第 %{x} 轮<br>读取 %{y:,}<br>这一轮之后:%{customdata}<extra></extra>")
     fig.add_bar(x=x, y=fresh, name="重算(prompt − cached)", marker_color="#e6550d",
                 customdata=[r.prompt_tokens for r in rows],
                 hovertemplate="第 %{x} 轮<br>重算 %{y:,}<br>prompt 共 %{customdata:,}<extra></extra>")

@@ -55,7 +55,7 @@ class ScriptedTurns:
 
     def complete(self, messages, tools=None, **params) -> ModelReply:
         if not self.turns:
-            raise RuntimeError("剧本里的回合用完了:循环没有在模型回答时停下来?")
+            raise RuntimeError("脚本里的回答用完了:循环没有在模型给出最终回答时停下来?")
         self.sent += 1
         reply = self.chat.complete(messages, tools, max_tokens=1, temperature=0, **params)
         return ModelReply(scripted_message(self.turns.pop(0), f"call_loop_{self.sent}"), reply.request,

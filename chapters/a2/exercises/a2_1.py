@@ -42,7 +42,7 @@ def check_retry_cached(rec, guess) -> str:
     call, before = retry_call(rec), rec.session_calls("text-retry")[0]
     if guess != call.cached_tokens:
         return (f"不对,{more_or_less(guess, call.cached_tokens)}。重试的请求以上一个请求开头,后面多了写坏的回答和一句纠正;"
-                "上一个请求的 prompt 有多少 token?llama-server 能从槽位里读回多少(A4·1)?")
+                "上一个请求的 prompt 有多少 token?llama-server 能从槽位里读取多少(A4·1)?")
     return (f"对:{call.cached_tokens:,}。上一个请求有 {before.prompt_tokens:,} 个 token,"
             f"重试只需要重算 {call.prompt_tokens - call.cached_tokens:,} 个:写坏的回答、纠正和新的生成提示。"
             "在本地,一次重试的代价主要是多生成一遍回答;在云端,整段前缀还要按读取价再付一次。")

@@ -51,6 +51,6 @@ def check_pages_tokens(guess) -> str:
     if abs(guess - answer) > answer * 0.1:
         return (f"不对,{more_or_less(guess, answer)}(差了一成以上)。每一页大约和第一页一样长;"
                 "读到那一行要几页,练习 1 已经算过了。")
-    return (f"对,在一成之内:{answer:,} 个 token,整个文件一次读回是 {whole:,} 个。"
+    return (f"对,在一成之内:{answer:,} 个 token,整个文件一次读入是 {whole:,} 个。"
             "逐页读到中间,已经付了大半个文件的钱,而且这些页以后每一轮都跟着重发;"
             "知道要找什么时,先搜索,再只读那一页。")

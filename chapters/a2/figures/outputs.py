@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from chapters.a2.paths import OUTPUTS_EDITS
 
-WAYS = {"whole": "整个读回", "capped": "默认截断(两头)", "paged": "分页:第一页"}
+WAYS = {"whole": "整个读入", "capped": "默认截断(两头)", "paged": "分页:第一页"}
 
 
 def data() -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from miniagent.tools import command_env
+from miniagent.confined import command_env
 
 from chapters.a3.escapes import PATH_CASES, path_attempts, run_case
 

@@ -41,7 +41,7 @@ def check_fresh_after_denial(rec, guess) -> str:
     if guess == fresh:
         return (f"对:{fresh:,}。拒绝之前,ask-deny 和 auto 发出的请求一模一样(同一个脚本),所以拒绝前那个请求就是"
                 f"auto 的第 {row.round - 1} 个请求,{row.previous_prompt:,} 个 token;拒绝只是往末尾接了助手的调用和一条工具消息,"
-                f"前缀一个 token 也没动,服务器把上一个请求整份读回({row.read:,} 个),只重算新接上的这些。")
+                f"前缀一个 token 也没动,服务器把上一个请求整份读取({row.read:,} 个),只重算新接上的这些。")
     return ("不对。想两件事:拒绝之前,这个会话和 auto 会话发的请求有什么不同(图里有 auto 的每一个请求)?"
             "拒绝的那条消息接在历史的哪里,它改没改前面的任何一个 token?")
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from fake_server import FakeChatServer, completion
 
-from miniagent.session import Session
+from miniagent.session_cli import ContinuedSession
 from chapters.a6.paths import T10_DIR, T13_DIR
 from prefixlab.recording.format import load
 from chapters.a6.experiments.session_tree import Baton, ForkRecorder, SwitchRecorder, TakingTurns, switch_schedule
@@ -121,7 +121,7 @@ def test_switch_branch_b_is_forked_after_the_trunk(switch):
     b_first = switch.session_calls("branch-b")[0].request["messages"]
     assert b_first[-1] == {"role": "user", "content": T13["switch"]["user"]}
     assert b_first[:-1] == switch.session_calls("branch-a")[0].request["messages"]
-    reloaded = Session.open(switch.path / "switch.jsonl")
+    reloaded = ContinuedSession.open(switch.path / "switch.jsonl")
     assert reloaded.dropped is None and len(reloaded.entries) == len(file.entries)
 
 

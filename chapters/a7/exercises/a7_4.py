@@ -29,7 +29,7 @@ def check_back_cached(recording, guess) -> str:
         return (f"不对,{more_or_less(guess, answer)}。评审子 agent 的请求排进了唯一的槽位;"
                 "它和父 agent 的 prompt 从第一个 token 起相同的是哪一段?(A7·2 的全新子 agent 是同一回事。)")
     child = next(s for s in r.review if s.request.role == "child")
-    return (f"对:{answer:,}({WORDS}),正是评审子 agent 自己第一个请求读回的那一段({child.request.measured:,} 个)。"
+    return (f"对:{answer:,}({WORDS}),正是评审子 agent 自己第一个请求读取的那一段({child.request.measured:,} 个)。"
             f"父 agent 这个请求有 {r.back.request.prompt_tokens:,} 个 token,其余的全部重算。")
 
 
@@ -56,7 +56,7 @@ def check_cloud_back(reviews: dict[str, Review], guess) -> str:
         return ("不对。云端的缓存是按前缀存的,不是按槽位:一个请求写进去的前缀,别的请求来了也不会把它挤掉"
                 "(只要它还没过期)。父 agent 回来时,它上一个请求的前缀还在不在?")
     back = reviews["fresh"].back
-    return (f"对:{answer},{CLOUD_CHOICES[answer]}:计算器按 OpenAI 的规则推算读回 {back.cloud_read:,} 个 token"
+    return (f"对:{answer},{CLOUD_CHOICES[answer]}:计算器按 OpenAI 的规则推算读取 {back.cloud_read:,} 个 token"
             f"(这个请求 {back.request.prompt_tokens:,} 个)。槽位的代价是本机服务器的事,云端没有。")
 
 

@@ -26,7 +26,7 @@ def check_summary_input(guess) -> str:
         return ASK
     answer = summary_input()
     if guess != answer:
-        return (f"不对,{more_or_less(guess, answer)}。Anthropic 的 input_tokens 只算重新计算的那部分:"
+        return (f"不对,{more_or_less(guess, answer)}。Anthropic 的 input_tokens 只算重算的那部分:"
                 "每个摘要请求的 prompt_tokens 减去它的 cached_tokens,再相加。")
     return (f"对:{answer:,}。摘要请求沿用了 agent 的前缀,几乎整段从缓存读取;"
             "按 Anthropic 口径记账,它们的 input_tokens 很小,读取的部分记在 cache_read_input_tokens 里。")

@@ -61,7 +61,7 @@ def both_ways(u: Usage) -> list[list]:
          f"input_tokens + cache_read_input_tokens = {a['input_tokens'] + a['cache_read_input_tokens']:,}"],
         ["从缓存读取", f"prompt_tokens_details.cached_tokens = {o['prompt_tokens_details']['cached_tokens']:,}",
          f"cache_read_input_tokens = {a['cache_read_input_tokens']:,}"],
-        ["重新计算", f"prompt_tokens − cached_tokens = {o['prompt_tokens'] - o['prompt_tokens_details']['cached_tokens']:,}",
+        ["重算", f"prompt_tokens − cached_tokens = {o['prompt_tokens'] - o['prompt_tokens_details']['cached_tokens']:,}",
          f"input_tokens = {a['input_tokens']:,}"],
         ["写入缓存", "(不单列)", f"cache_creation_input_tokens = {a['cache_creation_input_tokens']:,}"],
         ["输出", f"completion_tokens = {o['completion_tokens']:,}", f"output_tokens = {a['output_tokens']:,}"],
@@ -72,8 +72,8 @@ def figure(rows: list[Booked]) -> go.Figure:
     """Per recording: the input tokens as booked (computed + read) and what the naive sum adds on top."""
     xs = [r.short for r in rows]
     fig = go.Figure()
-    fig.add_bar(x=xs, y=[r.usage.input for r in rows], name="重新计算(input_tokens)", marker_color="#d1495b",
-                hovertemplate="%{x}<br>重新计算 %{y:,}<extra></extra>")
+    fig.add_bar(x=xs, y=[r.usage.input for r in rows], name="重算(input_tokens)", marker_color="#d1495b",
+                hovertemplate="%{x}<br>重算 %{y:,}<extra></extra>")
     fig.add_bar(x=xs, y=[r.usage.cache_read for r in rows], name="从缓存读取(计一次)", marker_color="#4c9f70",
                 hovertemplate="%{x}<br>读取 %{y:,}<extra></extra>")
     fig.add_bar(x=xs, y=[r.counted_twice for r in rows], name="朴素相加多算的一遍", marker_color="#bbbbbb",
