@@ -13,6 +13,7 @@ from prefixlab.paths import RECORDINGS, REPO_ROOT
 from prefixlab.recording.format import load
 
 from chapters.a6.exercises import a6_2 as exercises
+from chapters.a6.exercises.tolerance import TOKENS
 from chapters.a6.figures import memory_timing as charts
 
 CHAPTER = REPO_ROOT / "book" / "a6" / "a6-2-memory-timing.ipynb"
@@ -56,8 +57,15 @@ def rec():
 
 
 def test_exercise_1_answer_is_not_on_the_page_before_it(rec):
-    answer = next(r.measured for r in analyze(rec, sessions="refresh-day2") if r.round == 1)
-    assert not shows_number(page_text(before("exercises.check_hit(")), answer)
+    # the server's cached_tokens of round 1 of refresh-day2, read from the recording (not the calculator)
+    (call,) = [c for c in rec.session_calls("refresh-day2") if c.round == 1 and c.kind == "model_call"]
+    answer = call.cached_tokens
+    assert answer == next(r.measured for r in analyze(rec, sessions="refresh-day2") if r.round == 1)
+    assert exercises.check_hit(rec, "refresh-day2", 1, answer).startswith("对")
+    text = page_text(before("exercises.check_hit("))
+    # nothing in the band the checker accepts is on the page either
+    for near in range(answer - TOKENS, answer + TOKENS + 1):
+        assert not shows_number(text, near), near
 
 
 def test_exercise_2_answer_is_not_on_the_page_before_it(rec):
