@@ -37,7 +37,7 @@ def check_overnight(recording, shape: str, guess) -> str:
                 "第二天的第一个请求和第一天最后一个请求,从哪里开始不同?那之后,哪怕是同样的工具定义,也要重算。")
         return f"不对,{more_or_less(guess, row.measured)}。{hint}"
     return (f"对:{row.measured:,}(prompt 共 {row.prompt_tokens:,} 个)。{SHAPE_LABELS[shape]}这一组,"
-            f"一夜之间变的是块里的日期,打断处就在那一行;它之前的 {row.measured:,} 个 token 第二天原样读回,"
+            f"一夜之间变的是块里的日期,打断处就在那一行;它之前的 {row.measured:,} 个 token 第二天原样读取,"
             "之后的工具定义和新任务全部重算。")
 
 
@@ -68,6 +68,6 @@ def check_anthropic_end(recording, guess) -> str:
         hint = ("Anthropic 拼前缀的顺序是工具、system、消息;只开自动缓存时,条目只写在每个请求的最后一块上。"
                 "system 里有一个字变了,之后每一块的累计哈希还和上一次一样吗?")
         return f"不对,{more_or_less(guess, row.read)}。{hint}"
-    return (f"对:{row.read:,}。在 llama.cpp 上这一轮读回 {local.measured:,} 个(打断在 system prompt 末尾);"
+    return (f"对:{row.read:,}。在 llama.cpp 上这一轮读取 {local.measured:,} 个(打断在 system prompt 末尾);"
             "在 Anthropic 上,条目的键是到最后一块为止的累计哈希,system 里任何一处变了,之后每一块的键都变,"
             "放在 system 的开头还是末尾没有区别。只有整天不变的内容(只留日期)才保得住。")

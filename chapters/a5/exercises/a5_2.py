@@ -25,7 +25,7 @@ def check_placeholder_round(recs: dict, round_no: int, guess) -> str:
         hint = ("占位符和原来那段输出从第一个字起就不一样。打断处之后,服务器要找的是“和槽位里某一段逐字相同、"
                 "至少 256 个 token 长”的一段:占位符后面紧跟的内容,在槽位里的什么位置?")
         return f"不对,{more_or_less(guess, call.cached_tokens)}。{hint}"
-    return (f"对:{call.cached_tokens:,}。留第一行时同一轮读回 {first_line.cached_tokens:,}。"
+    return (f"对:{call.cached_tokens:,}。留第一行时同一轮读取 {first_line.cached_tokens:,}。"
             "打断处之后,两种写法请求里的内容一样,差别在缓存能不能把它们对上号;这一课正文说了原因。")
 
 
@@ -42,4 +42,4 @@ def check_openai_round(rec, round_no: int, guess) -> str:
                 "从 1,024 个 token 起按 128 个一档往下取整。")
         return f"不对,{more_or_less(guess, row.read)}。{hint}"
     return (f"对:{row.read:,}。打断处在第 {row.break_at:,} 个 token,"
-            f"OpenAI 的规则只读回不超过它的最大一档,其余 {row.prompt_tokens - row.read:,} 个按原价重算。")
+            f"OpenAI 的规则只读取不超过它的最大一档,其余 {row.prompt_tokens - row.read:,} 个按原价重算。")

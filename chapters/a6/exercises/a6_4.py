@@ -112,7 +112,7 @@ def check_full_reuse(data: dict[str, list[SwitchRow]], guess) -> str:
     answer = {label for label, rows in data.items() if reads_back_whole(rows)}
     if set(guess) == answer:
         return (f"对:{'、'.join(l for l in data if l in answer) or '一种也没有'}。"
-                "要把一条分支整段读回,服务器得在某处还留着它:要么有第二个槽位一直装着它(槽位按相似度挑),"
+                "要把一条分支整段读取,服务器得在某处还留着它:要么有第二个槽位一直装着它(槽位按相似度挑),"
                 "要么换出去时先存进主机内存的缓存、切回来时再装回槽位。")
     return ("不对。对每一种设置想一想:切到另一条分支时,这条分支的 token 去了哪里——被覆盖了,留在另一个槽位里,"
             "还是存进了主机内存?切回来时服务器会去那里找吗?")

@@ -59,5 +59,5 @@ def check_fork_step(guess) -> str:
     if abs(guess - answer) > FORK_TOLERANCE:
         return (f"不对,{more_or_less(guess, answer)}。分叉的子 agent 一出发就带着父 agent 快满的上下文:"
                 "它第二个请求之前会怎样?那之后槽位里留下的是什么?")
-    return (f"对(差 {FORK_TOLERANCE} 以内):{answer:+,}。分叉的子 agent 自己就超了压缩的预算,多写一次摘要;"
+    return (f"对(差 {FORK_TOLERANCE} 以内):{answer:+,}。分叉的子 agent 自己就超过了压缩阈值,多写一次摘要;"
             "它压缩之后的请求又把槽位里父 agent 的前缀覆盖了,父 agent 回来照样重算。")
