@@ -32,7 +32,10 @@ def test_growth_of_the_last_round(rec):
     assert a1_1.check_last_round_growth(rec, right).startswith("对")
     wrong = a1_1.check_last_round_growth(rec, right - 1)
     assert wrong.startswith("不对") and str(right) not in wrong
-    assert a1_1.check_last_round_growth(rec, "12") == ASK
+    assert a1_1.check_last_round_growth(rec, None) == ASK
+    for typed in ("12", 12.0):  # answered, but not as a whole number: say so, not "answer first"
+        assert "写成整数" in a1_1.check_last_round_growth(rec, typed)
+        assert "写成整数" in a1_1.check_messages(rec, 2, typed)
 
 
 def test_a12_cached_and_evaluated(rec):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from prefixlab.cache import calculator
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 RULE_LABELS = {"llamacpp": "llama.cpp(录制用的服务器)", "anthropic": "Anthropic(Claude Opus 5,只开自动缓存)",
                "openai": "OpenAI"}
@@ -33,7 +33,7 @@ def check_restore(recording, p: int, guess) -> str:
     if p not in probe_positions(recording):
         return f"p = {p} 不是这次扫描用过的位置;可选的位置:{probe_positions(recording)}"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     row = _row(recording, f"restore-p{p:04d}")
     n = recording.manifest["sweep"]["prompt_tokens"]
     if row.measured != guess:
@@ -58,7 +58,7 @@ def check_resend(recording, rule: str, guess) -> str:
     if rule not in RULE_LABELS:
         return f"规则只能是 {', '.join(RULE_LABELS)} 之一,收到 {rule!r}"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     row = _row(recording, "base-2", rule)
     if row.read != guess:
         hint = {"openai": "OpenAI 从 1,024 个 token 起,按 128 个一档往下取整;最后一个 token 它也要重算吗?",

@@ -11,7 +11,7 @@ from the recording when the checker runs, and shown only once the reader's answe
 from __future__ import annotations
 
 from prefixlab.cache import calculator
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a4.figures.volatile_top import ANTHROPIC_MODEL, SHAPE_LABELS, SHAPES, session_id
 
@@ -29,7 +29,7 @@ def check_overnight(recording, shape: str, guess) -> str:
     if shape not in SHAPES:
         return f"形状只能是 {', '.join(SHAPES)} 之一,收到 {shape!r}"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     row = _row(recording, shape, 2, 1)
     if guess != row.measured:
         hint = ("一夜之间,这一块里哪一行变了?它在 prompt 的什么位置?它前面的内容第二天还一样吗?"
@@ -44,7 +44,7 @@ def check_overnight(recording, shape: str, guess) -> str:
 def check_same_minute(recording, guess) -> str:
     """Clock-top, day 2, round 3: sent in the same minute as round 2, after round 2 edited a file."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     shape, day, round_no = SAME_MINUTE
     row = _row(recording, shape, day, round_no)
     if guess != row.measured:
@@ -60,7 +60,7 @@ def check_same_minute(recording, guess) -> str:
 def check_anthropic_end(recording, guess) -> str:
     """Clock-end, day 1, round 3 (a new minute) under Anthropic's rule (automatic caching)."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     shape, day, round_no = ANTHROPIC_END
     row = _row(recording, shape, day, round_no, "anthropic", model=ANTHROPIC_MODEL)
     local = _row(recording, shape, day, round_no)
