@@ -62,3 +62,19 @@ def test_a13_budget_and_first_limit(rec):
     assert a1_3.check_first_limit(rec, "max_tokens").startswith("对")
     assert a1_3.check_first_limit(rec, "max_rounds").startswith("不对")
     assert a1_3.check_first_limit(rec, None) == ASK and "字符串" in a1_3.check_first_limit(rec, 3)
+
+
+def test_cut_off_rounds_of_the_live_run():
+    from chapters.a1.exercises import a1_l
+    from prefixlab.paths import RECORDINGS
+
+    live = load(RECORDINGS / "a1-live-qwen2.5-coder-0.5b-llamacpp")
+    calls = live.session_calls(a1_l.SESSION)
+    right = sum(c.response["choices"][0]["finish_reason"] == "length" for c in calls)
+    assert right > 0
+    verdict = a1_l.check_cut_off_rounds(live, right)
+    assert verdict.startswith("对") and str(calls[0].request["max_tokens"]) in verdict
+    wrong = a1_l.check_cut_off_rounds(live, right + 1)
+    assert wrong.startswith("不对") and str(right) not in wrong
+    assert a1_l.check_cut_off_rounds(live, None) == ASK
+    assert "写成整数" in a1_l.check_cut_off_rounds(live, "4")
