@@ -1,5 +1,6 @@
 """Price tables and the per-term cost formula."""
 import math
+import re
 
 import pytest
 
@@ -194,3 +195,20 @@ def test_the_stale_table_check_runs_in_the_book_build():
 
     build = (Path(__file__).parent.parent / "scripts" / "build_book.sh").read_text()
     assert "-m prefixlab.cache.models" in build
+
+
+def test_printed_sources_are_public_urls_with_their_date():
+    """What pages print as a price's source: a URL a reader can open, the date and the price file, no corpus id."""
+    for provider in ("anthropic", "openai", "deepseek", "kimi", "qwen"):
+        table = load_table(provider)
+        for key in table["models"]:
+            source = model_price(key, provider).source
+            assert "idx:" not in source, (provider, key, source)
+            assert re.match(r"https://|[\w.-]+/[\w.-]+@[0-9a-f]{7,40}:", source), (provider, key, source)
+            assert f"taken {table['source']['taken']}, data/prices/{provider}.yml" in source, source
+
+
+def test_cache_rule_sources_name_no_corpus_id():
+    from prefixlab.cache import rules
+    for name in rules.RULES:
+        assert "idx:" not in rules.get(name).SOURCE, name

@@ -20,6 +20,8 @@ tokens would cost at that price list"), never a bill; every breakdown says so.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -169,13 +171,30 @@ PROVIDER_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI", "deepseek": "Dee
                   "qwen": "Alibaba Cloud Model Studio (Qwen)"}
 
 
+PUBLIC_URL = re.compile(r"https?://[^\s;,()'\"]+")
+REPO_AT_COMMIT = re.compile(r"[\w.-]+/[\w.-]+@[0-9a-f]{7,40}:[\w./-]+")  # repo@commit:path
+
+
+def printed_source(provider: str, row: dict, table: dict) -> str:
+    """The source a reader can check: a public URL, the date it was taken and the price file.
+
+    A row's ``source`` is a research note (it may name stored copies by internal id). Printed is its
+    first public URL of a model or pricing page, else its first ``repo@commit:path``, else the table's
+    own URL (the provider's pricing page). The note itself stays in the price file.
+    """
+    note = str(row.get("source", ""))
+    urls = [u.rstrip(".") for u in PUBLIC_URL.findall(note) if "models/" in u or "pricing" in u]
+    url = (urls + REPO_AT_COMMIT.findall(note) + [table["source"]["url"]])[0]
+    return f"{url}, taken {table['source']['taken']}, data/prices/{provider}.yml"
+
+
 @lru_cache(maxsize=None)  # total_cost prices every request of a recording with the same model
 def model_price(model: str, provider: str | None = None) -> ModelPrice:
     """Look a model up by name, alias or dated id; unknown models raise with the list of known ones."""
     provider, key = resolve(model, provider)
     table = load_table(provider)
     row = table["models"][key]
-    source = f"{row.get('source', table['source']['url'])}, taken {table['source']['taken']}"
+    source = printed_source(provider, row, table)
     if provider == "anthropic":
         return _anthropic_price(key, row, table, source)
     if provider == "openai":

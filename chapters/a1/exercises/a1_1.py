@@ -9,7 +9,7 @@ raises on a wrong or missing answer: it says what to think about next, without t
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 SESSION = "loop"
 
@@ -24,7 +24,7 @@ def check_messages(recording, round_no, guess) -> str:
     if not is_int(round_no) or round_no not in calls:
         return f"轮数只能是 {min(calls)} 到 {max(calls)} 之间的整数,收到 {round_no!r}"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     right = len(calls[round_no].request["messages"])
     if guess != right:
         return (f"不对,{more_or_less(guess, right)}。数一数:system 一条、任务一条;之前的每一轮各留下几条消息?"
@@ -36,7 +36,7 @@ def check_messages(recording, round_no, guess) -> str:
 def check_last_round_growth(recording, guess) -> str:
     """The answer round's prompt minus the round before it: the tokens the last tool result and its call added."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     calls = _calls(recording)
     last = max(calls)
     right = calls[last].prompt_tokens - calls[last - 1].prompt_tokens

@@ -8,7 +8,7 @@ recording (never stored) and printed only once the reader's answer is right.
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 SESSION = "long"
 
@@ -29,7 +29,7 @@ def check_cached(recording, round_no, guess) -> str:
     if problem := _round_problem(calls, round_no):
         return problem
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     right = calls[round_no].cached_tokens
     if guess != right:
         return (f"不对,{more_or_less(guess, right)}。槽位里留着的是哪一个请求?它和这一轮的请求从哪里开始不同?"
@@ -47,7 +47,7 @@ def check_evaluated_between(recording, first, last, guess) -> str:
     if first > last:
         return f"第一轮({first})要不晚于最后一轮({last})"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     right = sum(calls[k].prompt_tokens - calls[k].cached_tokens for k in range(first, last + 1))
     if guess != right:
         return (f"不对,{more_or_less(guess, right)}。把每一轮重算的写成\"这一轮的 prompt 减上一轮的 prompt\","

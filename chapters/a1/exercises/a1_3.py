@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from miniagent.loop import Limits
 from miniagent.session import tokens_used
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ASK, ask, is_int, more_or_less
 from prefixlab.recording.policy import load_script
 
 from chapters.a1.paths import A1_SCRIPT
@@ -21,7 +21,7 @@ RUNS = load_script(A1_SCRIPT)["runaway"]["runs"]
 def check_budget_requests(recording, guess) -> str:
     """How many requests the runaway run with a token budget sent before it stopped."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     right = len(recording.session_calls("runaway-budget"))
     budget = RUNS["runaway-budget"]["max_tokens"]
     if guess != right:

@@ -32,7 +32,10 @@ def test_growth_of_the_last_round(rec):
     assert a1_1.check_last_round_growth(rec, right).startswith("对")
     wrong = a1_1.check_last_round_growth(rec, right - 1)
     assert wrong.startswith("不对") and str(right) not in wrong
-    assert a1_1.check_last_round_growth(rec, "12") == ASK
+    assert a1_1.check_last_round_growth(rec, None) == ASK
+    for typed in ("12", 12.0):  # answered, but not as a whole number: say so, not "answer first"
+        assert "写成整数" in a1_1.check_last_round_growth(rec, typed)
+        assert "写成整数" in a1_1.check_messages(rec, 2, typed)
 
 
 def test_a12_cached_and_evaluated(rec):
@@ -59,3 +62,19 @@ def test_a13_budget_and_first_limit(rec):
     assert a1_3.check_first_limit(rec, "max_tokens").startswith("对")
     assert a1_3.check_first_limit(rec, "max_rounds").startswith("不对")
     assert a1_3.check_first_limit(rec, None) == ASK and "字符串" in a1_3.check_first_limit(rec, 3)
+
+
+def test_cut_off_rounds_of_the_live_run():
+    from chapters.a1.exercises import a1_l
+    from prefixlab.paths import RECORDINGS
+
+    live = load(RECORDINGS / "a1-live-qwen2.5-coder-0.5b-llamacpp")
+    calls = live.session_calls(a1_l.SESSION)
+    right = sum(c.response["choices"][0]["finish_reason"] == "length" for c in calls)
+    assert right > 0
+    verdict = a1_l.check_cut_off_rounds(live, right)
+    assert verdict.startswith("对") and str(calls[0].request["max_tokens"]) in verdict
+    wrong = a1_l.check_cut_off_rounds(live, right + 1)
+    assert wrong.startswith("不对") and str(right) not in wrong
+    assert a1_l.check_cut_off_rounds(live, None) == ASK
+    assert "写成整数" in a1_l.check_cut_off_rounds(live, "4")

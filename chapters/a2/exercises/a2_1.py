@@ -10,7 +10,7 @@ from miniagent.tools import Toolbox, Workspace
 from chapters.a2.experiments.call_shapes import SYSTEM, four_definitions
 from chapters.a2.tool_blocks import block_tokens
 from prefixlab.paths import TOY_REPO
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 
 def fifth_tool_tokens() -> int:
@@ -22,7 +22,7 @@ def fifth_tool_tokens() -> int:
 
 def check_fifth_tool(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = fifth_tool_tokens()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。模板把每个工具写成一行 JSON:名字、说明、每个参数的类型和说明。"
@@ -38,7 +38,7 @@ def retry_call(rec):
 
 def check_retry_cached(rec, guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     call, before = retry_call(rec), rec.session_calls("text-retry")[0]
     if guess != call.cached_tokens:
         return (f"不对,{more_or_less(guess, call.cached_tokens)}。重试的请求以上一个请求开头,后面多了写坏的回答和一句纠正;"

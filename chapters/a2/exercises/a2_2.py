@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from chapters.a2.figures.tool_sets import projection
-from prefixlab.presenting.answers import ASK, more_or_less
+from prefixlab.presenting.answers import ask, more_or_less
 
 
 def _number(value) -> bool:
@@ -15,7 +15,7 @@ def _number(value) -> bool:
 
 def check_twenty_round_share(guess) -> str:
     if not _number(guess):
-        return ASK
+        return ask(guess, whole=False)
     row = projection()["sets"]["fifteen"]
     answer = row["share_percent"]
     if abs(guess - answer) > 3:
@@ -27,7 +27,7 @@ def check_twenty_round_share(guess) -> str:
 
 def check_cached_block_cost(guess) -> str:
     if not _number(guess):
-        return ASK
+        return ask(guess, whole=False)
     row = projection()["sets"]["fifteen"]
     cost = row["cost"]
     answer = cost["cached"]

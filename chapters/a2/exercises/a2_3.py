@@ -9,7 +9,7 @@ from miniagent.paging import PAGE_CHARS, PAGE_LINES, page, paged
 
 from chapters.a2.figures.outputs import data
 from chapters.a2.outputs_and_edits import BIG, NEEDLE
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 
 def pages_to_needle() -> int:
@@ -25,7 +25,7 @@ def pages_to_needle() -> int:
 
 def check_pages_to_line(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = pages_to_needle()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。一页最多 {PAGE_LINES} 行(也最多 {PAGE_CHARS:,} 个字符,这个文件的行都很短);"
@@ -46,7 +46,7 @@ def pages_tokens() -> int:
 
 def check_pages_tokens(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer, whole = pages_tokens(), data()["outputs"]["whole"]["tokens"]
     if abs(guess - answer) > answer * 0.1:
         return (f"不对,{more_or_less(guess, answer)}(差了一成以上)。每一页大约和第一页一样长;"

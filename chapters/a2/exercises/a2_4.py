@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from chapters.a2.figures.mcp import offline, sessions
-from prefixlab.presenting.answers import ASK, more_or_less
+from prefixlab.presenting.answers import ask, more_or_less
 
 
 def _number(value) -> bool:
@@ -16,7 +16,7 @@ def _number(value) -> bool:
 
 def check_tokens_per_request(guess) -> str:
     if not _number(guess):
-        return ASK
+        return ask(guess, whole=False)
     data = offline()
     answer = data["server_block_tokens"]
     if abs(guess - answer) > answer * 0.1:
@@ -28,7 +28,7 @@ def check_tokens_per_request(guess) -> str:
 
 def check_read_after_change(guess) -> str:
     if not _number(guess):
-        return ASK
+        return ask(guess, whole=False)
     s = sessions()["one-server-changed"]
     r = s.requests[s.changed_at - 1]
     if abs(guess - r.cached) > r.cached * 0.05:

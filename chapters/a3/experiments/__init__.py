@@ -13,6 +13,6 @@ EXPERIMENTS = [
                {"a3-2-approval-smollm2-llamacpp": "."}),
     Experiment("a3-3", "a3", "A3·3 提示词注入:文件里的命令,脚本顺从时五种防线各做了什么(约 3-5 分钟)",
                f"{__name__}.prompt_injection", {"a3-3-injection-smollm2-llamacpp": "."}),
-    Experiment("a3-3-live", "a3", "A3·3 提示词注入:实时模型照做几次,普通与标成数据(分批录制)",
+    Experiment("a3-3-live", "a3", "A3·3 提示词注入:live 模型照做几次,普通与标成数据(分批录制)",
                f"{__name__}.injection_live", {"a3-3-live-qwen2.5-coder-0.5b-llamacpp": "."}),
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from prefixlab.cache import calculator
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 RULE_LABELS = {"llamacpp": "llama.cpp(录制用的服务器)", "anthropic": "Anthropic(Claude Opus 5,只开自动缓存)",
                "openai": "OpenAI"}
@@ -33,7 +33,7 @@ def check_restore(recording, p: int, guess) -> str:
     if p not in probe_positions(recording):
         return f"p = {p} 不是这次扫描用过的位置;可选的位置:{probe_positions(recording)}"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     row = _row(recording, f"restore-p{p:04d}")
     n = recording.manifest["sweep"]["prompt_tokens"]
     if row.measured != guess:
@@ -44,11 +44,11 @@ def check_restore(recording, p: int, guess) -> str:
         return f"不对,{more_or_less(guess, row.measured)}。{hint}"
     if row.measured == p:
         why = (f"探针把槽位换成了改过的 prompt,它和原样的 prompt 只有前 {p:,} 个 token 相同,"
-               f"所以读回 {p:,} 个,其余 {n - p:,} 个重算。")
+               f"所以读取 {p:,} 个,其余 {n - p:,} 个重算。")
     else:
         why = (f"槽位里是改过的 prompt(只有前 {p:,} 个 token 相同),可这次打断得太早:"
                "服务器在换掉槽位之前,把原来那份 prompt 存进了主机缓存(--cache-ram),"
-               f"这一次又把它整份取了回来,于是读回 {row.measured:,} 个——和原样重发一样,只差最后一个 token。"
+               f"这一次又把它整份取了回来,于是读取 {row.measured:,} 个——和原样重发一样,只差最后一个 token。"
                "主机缓存在 A6·4 细讲。")
     return f"对:{row.measured:,}。{why}"
 
@@ -58,7 +58,7 @@ def check_resend(recording, rule: str, guess) -> str:
     if rule not in RULE_LABELS:
         return f"规则只能是 {', '.join(RULE_LABELS)} 之一,收到 {rule!r}"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     row = _row(recording, "base-2", rule)
     if row.read != guess:
         hint = {"openai": "OpenAI 从 1,024 个 token 起,按 128 个一档往下取整;最后一个 token 它也要重算吗?",
@@ -66,8 +66,8 @@ def check_resend(recording, rule: str, guess) -> str:
                              "最后一块之后,请求里还有没有 token?",
                 "llamacpp": "想想 n−1 上限。"}[rule]
         return f"不对,{more_or_less(guess, row.read)}。{hint}"
-    why = {"anthropic": (f"条目写在最后一块(任务那条 user 消息)上,读回的就是到这一块为止的 {row.read:,} 个;"
+    why = {"anthropic": (f"条目写在最后一块(任务那条 user 消息)上,读取的就是到这一块为止的 {row.read:,} 个;"
                           f"其后的 {row.prompt_tokens - row.read:,} 个是我们的聊天模板在消息之后补上的 token,Anthropic 的块里没有它们。"),
            "openai": "从起点起按档往下取整。", "llamacpp": "只差最后一个 token。"}[rule]
-    return (f"对:{RULE_LABELS[rule]} 的规则下,这次原样重发读回 {row.read:,} 个 token"
+    return (f"对:{RULE_LABELS[rule]} 的规则下,这次原样重发读取 {row.read:,} 个 token"
             f"(prompt 共 {row.prompt_tokens:,} 个)。{why}")

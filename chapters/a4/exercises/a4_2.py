@@ -11,7 +11,7 @@ from the recording when the checker runs, and shown only once the reader's answe
 from __future__ import annotations
 
 from prefixlab.cache import calculator
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a4.figures.volatile_top import ANTHROPIC_MODEL, SHAPE_LABELS, SHAPES, session_id
 
@@ -29,7 +29,7 @@ def check_overnight(recording, shape: str, guess) -> str:
     if shape not in SHAPES:
         return f"形状只能是 {', '.join(SHAPES)} 之一,收到 {shape!r}"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     row = _row(recording, shape, 2, 1)
     if guess != row.measured:
         hint = ("一夜之间,这一块里哪一行变了?它在 prompt 的什么位置?它前面的内容第二天还一样吗?"
@@ -37,14 +37,14 @@ def check_overnight(recording, shape: str, guess) -> str:
                 "第二天的第一个请求和第一天最后一个请求,从哪里开始不同?那之后,哪怕是同样的工具定义,也要重算。")
         return f"不对,{more_or_less(guess, row.measured)}。{hint}"
     return (f"对:{row.measured:,}(prompt 共 {row.prompt_tokens:,} 个)。{SHAPE_LABELS[shape]}这一组,"
-            f"一夜之间变的是块里的日期,打断处就在那一行;它之前的 {row.measured:,} 个 token 第二天原样读回,"
+            f"一夜之间变的是块里的日期,打断处就在那一行;它之前的 {row.measured:,} 个 token 第二天原样读取,"
             "之后的工具定义和新任务全部重算。")
 
 
 def check_same_minute(recording, guess) -> str:
     """Clock-top, day 2, round 3: sent in the same minute as round 2, after round 2 edited a file."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     shape, day, round_no = SAME_MINUTE
     row = _row(recording, shape, day, round_no)
     if guess != row.measured:
@@ -60,7 +60,7 @@ def check_same_minute(recording, guess) -> str:
 def check_anthropic_end(recording, guess) -> str:
     """Clock-end, day 1, round 3 (a new minute) under Anthropic's rule (automatic caching)."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     shape, day, round_no = ANTHROPIC_END
     row = _row(recording, shape, day, round_no, "anthropic", model=ANTHROPIC_MODEL)
     local = _row(recording, shape, day, round_no)
@@ -68,6 +68,6 @@ def check_anthropic_end(recording, guess) -> str:
         hint = ("Anthropic 拼前缀的顺序是工具、system、消息;只开自动缓存时,条目只写在每个请求的最后一块上。"
                 "system 里有一个字变了,之后每一块的累计哈希还和上一次一样吗?")
         return f"不对,{more_or_less(guess, row.read)}。{hint}"
-    return (f"对:{row.read:,}。在 llama.cpp 上这一轮读回 {local.measured:,} 个(打断在 system prompt 末尾);"
+    return (f"对:{row.read:,}。在 llama.cpp 上这一轮读取 {local.measured:,} 个(打断在 system prompt 末尾);"
             "在 Anthropic 上,条目的键是到最后一块为止的累计哈希,system 里任何一处变了,之后每一块的键都变,"
             "放在 system 的开头还是末尾没有区别。只有整天不变的内容(只留日期)才保得住。")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from miniagent.variants.transcript import render
 
 from prefixlab.cache import calculator
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a4.figures.rewrite_history import TRAILER, of, round_rows
 
@@ -36,7 +36,7 @@ def openai_read(recording) -> tuple[int, int]:
 def check_openai_read(recording, guess) -> str:
     """Exercise 1: the message list's last request, predicted with OpenAI's automatic caching."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer, prompt = openai_read(recording)
     if guess != answer:
         hint = ("OpenAI 的自动缓存只在 1,024 个 token 起、每 128 个 token 一档地记前缀;上一轮的请求有多长?"
@@ -58,7 +58,7 @@ def rewrite_rounds(recording, recent_entries: int) -> list[int]:
 def check_smaller_window(recording, guess) -> str:
     """Exercise 2: with only SMALLER_WINDOW entries in full, the first round that rewrites an old entry."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     rounds = rewrite_rounds(recording, SMALLER_WINDOW)
     answer = rounds[0]
     if guess != answer:
@@ -80,7 +80,7 @@ def session_ratio(recording) -> tuple[float, int, int]:
 def check_session_ratio(recording, guess) -> str:
     """Exercise 3: recomputed tokens over the whole session, notes design over the message list."""
     if not _number(guess):
-        return ASK
+        return ask(guess, whole=False)
     ratio, notes, messages = session_ratio(recording)
     if abs(guess - ratio) > RATIO_TOLERANCE:
         hint = "把图里「每轮重算多少」两条线上的 10 个点各自加起来,再相除;第 1 轮两边都从空缓存算起,也要算进去。"

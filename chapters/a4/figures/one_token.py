@@ -60,7 +60,7 @@ def probe_rows(recording: Recording) -> list[ProbeRow]:
 
 def _caption(row: ProbeRow) -> str:
     return (f"p = {row.p:,}:{PART_LABELS[row.part]}里的 “{row.word}” 改成 “{row.replacement}”<br>"
-            f"实测读回 {row.measured:,},重算 {row.prompt_tokens - row.measured:,};"
+            f"实测读取 {row.measured:,},重算 {row.prompt_tokens - row.measured:,};"
             f"Anthropic {row.read['anthropic']:,}(加断点 {row.read['anthropic_bp']:,}),OpenAI {row.read['openai']:,}")
 
 
@@ -71,7 +71,7 @@ def sweep_figure(rows: list[ProbeRow]) -> go.Figure:
     fig = go.Figure()
     fig.add_scatter(x=ps, y=[r.measured for r in rows], mode="markers", name="llama-server 实测",
                     marker=dict(size=11, symbol="circle-open", line=dict(width=2)),
-                    hovertemplate="p = %{x:,}<br>实测读回 %{y:,}<extra></extra>")
+                    hovertemplate="p = %{x:,}<br>实测读取 %{y:,}<extra></extra>")
     for view, label, rule, _ in VIEWS:
         fig.add_scatter(x=ps, y=[r.read[view] for r in rows], mode="lines+markers", name=label,
                         # a rule of a server reads any prefix (a straight line); a cloud rule rounds (steps)
@@ -90,7 +90,7 @@ def sweep_figure(rows: list[ProbeRow]) -> go.Figure:
     fig.update_layout(
         height=520, margin=dict(t=110, b=120),
         xaxis=dict(title="打断处 p(从这里起与缓存对不上)", range=[0, n]),
-        yaxis=dict(title="从缓存读回的 token", range=[0, n * 1.05]),
+        yaxis=dict(title="从缓存读取的 token", range=[0, n * 1.05]),
         legend=dict(orientation="h", y=-0.42, x=0),
         shapes=[marker(rows[0])], annotations=[note(rows[0])],
         sliders=[dict(active=0, steps=steps, currentvalue=dict(prefix="p = "), pad=dict(t=50))],

@@ -82,7 +82,7 @@ def rounds_figure(rows: list[RoundRow], day: int = 1) -> go.Figure:
         for view in views:
             y_measured = [r.measured if view == "measured" else r.recomputed for r in mine]
             y_predicted = [r.read if view == "measured" else r.prompt_tokens - r.read for r in mine]
-            what = "读回" if view == "measured" else "重算"
+            what = "读取" if view == "measured" else "重算"
             visible = view == "measured"
             fig.add_scatter(x=x, y=y_predicted, mode="lines", name=f"{SHAPE_LABELS[shape]}(推算)",
                             line=dict(color=COLORS[shape], width=2), visible=visible, legendgroup=shape,
@@ -96,14 +96,14 @@ def rounds_figure(rows: list[RoundRow], day: int = 1) -> go.Figure:
     def show(view: str) -> list[bool]:
         return [v == view for _ in SHAPES for v in views for _ in range(2)]
 
-    buttons = [dict(label="每轮读回多少", method="update",
-                    args=[{"visible": show("measured")}, {"yaxis.title.text": "从缓存读回的 token(实测)"}]),
+    buttons = [dict(label="每轮读取多少", method="update",
+                    args=[{"visible": show("measured")}, {"yaxis.title.text": "从缓存读取的 token(实测)"}]),
                dict(label="每轮重算多少", method="update",
                     args=[{"visible": show("recomputed")}, {"yaxis.title.text": "重算的 token(实测)"}])]
     fig.update_layout(
         height=460, margin=dict(t=60, b=90),
         xaxis=dict(title=f"第 {day} 天的第几轮", dtick=1),
-        yaxis=dict(title="从缓存读回的 token(实测)", range=[0, top * 1.05]),
+        yaxis=dict(title="从缓存读取的 token(实测)", range=[0, top * 1.05]),
         legend=dict(orientation="h", y=-0.22, x=0),
         updatemenus=[dict(type="buttons", direction="right", x=0, y=1.14, xanchor="left", buttons=buttons)],
     )

@@ -73,7 +73,7 @@ class PrefixLab:
         """The messages with the first ``old`` of ``part`` replaced by ``new`` (a copy; nothing is edited)."""
         text = self.text(part)
         if old == new:  # what an identical resend reads is A4·1's exercise 3: the lab does not answer it
-            raise ChangeError("改动前后一样:先改点什么。原样重发读回多少,是 A4·1 练习 3 的题目")
+            raise ChangeError("改动前后一样:先改点什么。原样重发读取多少,是 A4·1 练习 3 的题目")
         if not old:
             raise ChangeError("先写要改的原文")
         if old not in text:
@@ -107,9 +107,9 @@ class PrefixLab:
             head = (f"把 {PARTS[part]} 里的“{old}”改成“{new}”:prompt 从 {o.n_before:,} 个 token 变成 {o.n_after:,} 个,"
                     f"第一个不同的 token 在 p = {o.p:,}(块 {o.block})。\n"
                     f"  打断处前后:…{o.before_text!r} | {o.after_text!r}…")
-        lines = [head, "改过的 prompt 紧接着原样的那一份发出,各规则读回:"]
+        lines = [head, "改过的 prompt 紧接着原样的那一份发出,各规则读取:"]
         for rule, label, _ in RULES:
-            lines.append(f"  {label}:读回 {o.read[rule]:,},重算 {o.n_after - o.read[rule]:,}")
+            lines.append(f"  {label}:读取 {o.read[rule]:,},重算 {o.n_after - o.read[rule]:,}")
         return "\n".join(lines)
 
 

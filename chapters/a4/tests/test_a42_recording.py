@@ -75,6 +75,6 @@ def test_recomputed_tokens_and_cloud_costs_put_date_only_first(rec, rows):
 def test_the_figure_has_both_views_and_needs_no_kernel(rows):
     fig = charts.rounds_figure(rows, day=1)
     assert len(fig.data) == len(charts.SHAPES) * 2 * 2
-    assert [b.label for b in fig.layout.updatemenus[0].buttons] == ["每轮读回多少", "每轮重算多少"]
+    assert [b.label for b in fig.layout.updatemenus[0].buttons] == ["每轮读取多少", "每轮重算多少"]
     assert sum(1 for t in fig.data if t.visible) == len(charts.SHAPES) * 2
     assert all(len(t.x) == 9 for t in fig.data)

@@ -53,7 +53,7 @@ def test_right_answers_are_accepted_and_wrong_ones_get_a_hint_without_the_number
               "anthropic_end": lambda g: exercises.check_anthropic_end(rec, g)}
     for name, check in checks.items():
         value = answers[name]
-        assert check(None) == ASK and check("12") == ASK and check(True) == ASK
+        assert check(None) == ASK and all(check(v).startswith("答案要写成") for v in ("12", True))
         assert check(value).startswith("对"), name
         for wrong_guess in (value + 1, max(value - 1, 0) if value else value + 7):
             wrong = check(wrong_guess)

@@ -39,7 +39,7 @@ def test_right_answers_are_accepted_and_wrong_ones_get_a_hint_without_the_number
               "window": lambda g: exercises.check_smaller_window(rec, g)}
     for name, check in checks.items():
         value = answers[name]
-        assert check(None) == ASK and check("12") == ASK and check(True) == ASK
+        assert check(None) == ASK and all(check(v).startswith("答案要写成") for v in ("12", True))
         assert check(value).startswith("对"), name
         for wrong_guess in (value + 1, value - 1):
             wrong = check(wrong_guess)
@@ -47,7 +47,7 @@ def test_right_answers_are_accepted_and_wrong_ones_get_a_hint_without_the_number
             assert not re.search(rf"(?<![\d,]){value:,}(?![\d,])", wrong)
     ratio = answers["ratio"]
     check = lambda g: exercises.check_session_ratio(rec, g)  # noqa: E731
-    assert check(None) == ASK and check("2") == ASK and check(True) == ASK
+    assert check(None) == ASK and all(check(v).startswith("答案要写成") for v in ("2", True))
     assert check(round(ratio, 1)).startswith("对") and check(ratio + 0.15).startswith("对")
     assert check(ratio + 0.3).startswith("不对") and f"{ratio:.1f}" not in check(ratio + 0.3)
 

@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 # The cited defaults (data/citations.yml: pi-compaction-settings; Codex in the lesson's prose).
 PI_RESERVE_TOKENS = 16384
@@ -15,7 +15,7 @@ CODEX_SHARE = (9, 10)  # 90 % of the context window, rounded down as integer ari
 def check_after_refusal(recording, guess) -> str:
     """A5-1: the fork that follows the refused request: how many tokens the server read from its slot."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     retry = recording.session_calls("retry")[0]
     served = [c for c in recording.session_calls("overflow") if not c.refused]
     if retry.cached_tokens != guess:
@@ -35,7 +35,7 @@ def check_threshold(tool: str, window, guess) -> str:
     if not is_int(window) or window <= PI_RESERVE_TOKENS:
         return f"窗口要是大于 {PI_RESERVE_TOKENS:,} 的整数,收到 {window!r}"
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = window - PI_RESERVE_TOKENS if tool == "pi" else window * CODEX_SHARE[0] // CODEX_SHARE[1]
     if guess != answer:
         hint = ("pi 的条件是“上下文 > 窗口 − reserveTokens”,reserveTokens 的默认值在卡片里。" if tool == "pi" else

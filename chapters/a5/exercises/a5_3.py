@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 from prefixlab.presenting.evolution import evaluate
 
 from chapters.a5.figures.layers import NAME
@@ -22,7 +22,7 @@ def rule_tokens(rec) -> int:
 def check_rule_tokens(rec, guess) -> str:
     """How many tokens the rule takes in the first summary request."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = rule_tokens(rec)
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。Qwen 的分词器对中文大多是一两个字一个 token;"
@@ -33,7 +33,7 @@ def check_rule_tokens(rec, guess) -> str:
 def check_truncated(rows, guess) -> str:
     """How many structured summaries (all depths) the server stopped at max_tokens."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     cut = [r for r in rows if r.variant == "structured" and r.truncated]
     total = sum(1 for r in rows if r.variant == "structured")
     if guess != len(cut):

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from prefixlab.cache import calculator
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a5.figures.summary_call import VARIANTS, first_after
 
@@ -16,7 +16,7 @@ ANTHROPIC_MODEL = "claude-opus-5"
 def check_after_compaction(recs: dict, guess) -> str:
     """Same-prefix variant: cached_tokens of the first model call after the first compaction."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     call = first_after(recs["same-prefix"], VARIANTS["same-prefix"][2])
     if call.cached_tokens != guess:
         return (f"不对,{more_or_less(guess, call.cached_tokens)}。压缩之后的请求是 system prompt、工具定义、摘要、保留的几轮;"
@@ -30,7 +30,7 @@ def check_anthropic_summary(recs: dict, guess) -> str:
     """Separate variant: what Anthropic's rule (automatic caching) would read for its first summary call."""
     rec, session = recs["separate"], VARIANTS["separate"][2]
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     row = next(r for r in calculator.analyze(rec, "anthropic", sessions=session, model=ANTHROPIC_MODEL)
                if rec.calls[r.seq].kind == "compaction")
     if row.read != guess:

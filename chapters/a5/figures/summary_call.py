@@ -79,8 +79,8 @@ def summary_figure(calls: list[SummaryCall]) -> go.Figure:
     """Read and recomputed tokens of every summary call, per variant."""
     xs = [f"{VARIANTS[c.variant][0]}<br>第 {c.n} 次压缩" for c in calls]
     fig = go.Figure()
-    fig.add_bar(x=xs, y=[c.cached_tokens for c in calls], name="从缓存读回", marker_color="#4c9f70",
-                hovertemplate="%{x}<br>读回 %{y:,} 个 token<extra></extra>")
+    fig.add_bar(x=xs, y=[c.cached_tokens for c in calls], name="从缓存读取", marker_color="#4c9f70",
+                hovertemplate="%{x}<br>读取 %{y:,} 个 token<extra></extra>")
     fig.add_bar(x=xs, y=[c.prompt_tokens - c.cached_tokens for c in calls], name="重算", marker_color="#d1495b",
                 hovertemplate="%{x}<br>重算 %{y:,} 个 token<extra></extra>")
     fig.update_layout(barmode="stack", height=420, margin=dict(t=30, b=90),

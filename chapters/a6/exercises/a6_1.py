@@ -36,7 +36,7 @@ def check_compaction_hit(recording, guess, session: str = "agents-day1") -> str:
     att = calculator.prepare(recording).attributions[call.seq]
     if near(guess, row.measured):
         return (f"对:服务器报告 cached_tokens = {row.measured:,}(prompt 共 {row.prompt_tokens:,} 个 token),"
-                f"与计算器一致。读回的是 system prompt(带着规矩的 AGENTS.md 块 {len(att.block('agents_md')):,} 个 token)"
+                f"与计算器一致。读取的是 system prompt(带着规矩的 AGENTS.md 块 {len(att.block('agents_md')):,} 个 token)"
                 f"和工具定义,前缀断在 {row.break_block}:压缩摘要是一条新的 user 消息,从它开始都得重算。")
     hint = ("想想压缩前后的两个请求从第一个 token 起有哪一段逐字相同:system prompt 变了吗?工具定义呢?"
             "第一条 user 消息呢?规矩写在消息里的那个会话,同一位置的数字就在上面的表里,两者差的正是哪一块?")
@@ -93,7 +93,7 @@ def check_edit_hit(recording, guess, session: str = "edit-reload-day1") -> str:
     row = next(r for r in calculator.analyze(recording, sessions=session) if r.seq == call.seq)
     if near(guess, row.measured):
         return (f"对:只读取 {row.measured:,} 个 token,其余 {row.prompt_tokens - row.measured:,} 个重算;前缀断在 "
-                f"{row.break_block}:新加的那一行之前,AGENTS.md 的旧内容还能读回;从那一行起,后面的记忆、工具定义和"
+                f"{row.break_block}:新加的那一行之前,AGENTS.md 的旧内容还能读取;从那一行起,后面的记忆、工具定义和"
                 "全部对话都得重算。")
     return (f"不对,{more_or_less(guess, row.measured)}。新加的那一行在 AGENTS.md 的末尾;"
             "但服务器比较的是整个 token 序列,AGENTS.md 块的结尾变了,会不会牵连它后面的块?它前面还剩哪几块?")

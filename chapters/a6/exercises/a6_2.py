@@ -137,7 +137,7 @@ def check_second_refresh(recording, guess, second_round: int = SECOND_WRITE_ROUN
     first = next(r for r in rows if r.break_block == "memory_body")
     if abs(guess - row.read) <= TOLERANCE:
         exact = "正好" if guess == row.read else f"差 {abs(guess - row.read)} 个 token,算对"
-        return (f"对({exact}):第 {row.round} 轮读回 {row.read:,} 个 token,比第一次刷新(第 {first.round} 轮,"
+        return (f"对({exact}):第 {row.round} 轮读取 {row.read:,} 个 token,比第一次刷新(第 {first.round} 轮,"
                 f"{first.read:,} 个)多,因为新的记忆正文以第一条笔记开头,相同的前缀一直延伸到第一条笔记之后;"
                 f"打断处仍在 {row.break_block} 里,其后的工具定义和全部历史照样重算:{row.fresh:,} 个 token。")
     if guess == first.read:
@@ -230,7 +230,7 @@ def check_layout(recording, breakpoints, model: str = "claude-opus-5", session: 
         extra = ""
         if on_change or after_change:
             extra = f"另外,{'、'.join(on_change + after_change)} 上的断点在刷新那一轮帮不上忙(它的哈希包含会变的内容)。"
-        return (f"对:刷新那一轮(第 {refresh} 轮)读回 {read:,} 个 token——变了的 {changed} 之前的一切"
+        return (f"对:刷新那一轮(第 {refresh} 轮)读取 {read:,} 个 token——变了的 {changed} 之前的一切"
                 f"(工具定义、基础 prompt、AGENTS.md、记忆标题)全部命中,这是能做到的最多。{extra}")
     if read == 0 and on_change:
         return (f"常见错误:断点放在了会变的内容上({on_change[0]})。刷新那一轮它的哈希包含新记忆,"
@@ -239,6 +239,6 @@ def check_layout(recording, breakpoints, model: str = "claude-opus-5", session: 
         return (f"还不够:{after_change[0]} 在会变的 {changed} 之后,它的哈希包含旧记忆,刷新那一轮对不上;"
                 "回看只找以前写下的条目,而那些条目也都包含旧记忆。断点得放在不变的内容上。")
     if read == 0:
-        return "还不够:刷新那一轮什么也没读回。想想:自动缓存只在最后一块写条目,不变的部分需要一个自己的断点。"
-    return (f"还不是最好:刷新那一轮读回 {read:,} 个 token,但在 {changed} 之前还有没变的内容要重算。"
+        return "还不够:刷新那一轮什么也没读取。想想:自动缓存只在最后一块写条目,不变的部分需要一个自己的断点。"
+    return (f"还不是最好:刷新那一轮读取 {read:,} 个 token,但在 {changed} 之前还有没变的内容要重算。"
             "把断点往后挪,挪到最后一个不变的块上。")

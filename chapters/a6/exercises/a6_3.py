@@ -62,7 +62,7 @@ def check_added_hit(recording, guess, session: str = "added-volatile-day1") -> s
     view = break_view(recording, session, session)
     if near(guess, view.cached):
         return (f"对:服务器报告 cached_tokens = {view.cached:,}(prompt 共 {view.prompt_tokens:,} 个 token),"
-                f"前缀断在 {view.break_block}:索引之前的基础 prompt 和 AGENTS.md 都读回了,"
+                f"前缀断在 {view.break_block}:索引之前的基础 prompt 和 AGENTS.md 都读取了,"
                 f"从索引起的 {view.recomputed:,} 个 token 重算——工具定义和全部对话也在其中。")
     return (f"不对,{more_or_less(guess, view.cached)}。变的是索引;它前面还有哪几块?"
             "服务器比较的是整个 token 序列,索引后面的块即使一个字没变,也得跟着重算。")

@@ -51,11 +51,11 @@ def check_turn_hit(recording, strategy: str, guess, session: str | None = None) 
 def _why(strategy: str, row) -> str:
     if strategy == "select":
         return ("这次挑中的记忆和上一次不同,system prompt 的记忆正文一变,排在它后面的工具定义和全部对话都得重算;"
-                "读回的只有模板开头、基础 prompt、AGENTS.md 和记忆标题。")
+                "读取的只有模板开头、基础 prompt、AGENTS.md 和记忆标题。")
     if strategy == "retrieve":
         return ("上一条 user 消息这次不再带着召回的记忆,它自己的文字之后就不一样了;"
-                "它之前的 system prompt、工具定义和更早的对话都读回来了,之后的全部重算。")
-    return "system prompt 没有变,上一个请求几乎整段读回。"
+                "它之前的 system prompt、工具定义和更早的对话都读取了,之后的全部重算。")
+    return "system prompt 没有变,上一个请求几乎整段读取。"
 
 
 def never_complete(path=recall.RECALL_SET) -> list[str]:

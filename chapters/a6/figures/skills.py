@@ -361,7 +361,7 @@ def break_figure(views: list[BreakView]) -> go.Figure:
         where = f"<br>前缀断在 {esc(v.break_block or '—')}(第 {v.break_at:,} 个 token)" if v.break_at is not None else ""
         text = f"<br>打断处前:…{esc(v.before)}<br>打断处后:{esc(v.after)}…" if v.break_at is not None else ""
         hover = f"{v.label}(第 {v.round} 轮):prompt {v.prompt_tokens:,},读取 {v.cached:,},重算 {v.recomputed:,}{where}{text}"
-        for name, color, (s, e) in (("读取(从缓存读回)", HIT_COLOR, (0, v.cached)),
+        for name, color, (s, e) in (("读取(来自缓存)", HIT_COLOR, (0, v.cached)),
                                     ("重算", FRESH_COLOR, (v.cached, v.prompt_tokens))):
             fig.add_trace(go.Bar(x=[e - s], base=[s], y=[ys[v.label][1]], orientation="h", name=name, legendgroup=name,
                                  showlegend=i == 0, marker=dict(color=color), hoverinfo="text", hovertext=[hover]))

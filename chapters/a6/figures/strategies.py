@@ -229,7 +229,7 @@ def totals_rows(data: dict, views=VIEWS) -> list[list]:
     return out
 
 
-TOTALS_HEADER = ["读法", "做法", "记忆", "prompt", "读回", "写入", "重算", "折算"]  # token counts; USD last
+TOTALS_HEADER = ["读法", "做法", "记忆", "prompt", "读取", "写入", "重算", "折算"]  # token counts; USD last
 
 
 # -- the figure: strategy x request -------------------------------------------------------------------------

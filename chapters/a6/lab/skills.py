@@ -198,7 +198,7 @@ class RequestLab:
         order = sorted(((s, e, key) for key, spans in parts.items() for s, e, _ in spans))
         labels = {key: label for key, label, _ in sf.PARTS}
         where = (f"前缀断在 {v.break_block}(第 {v.break_at:,} 个 token)\n  打断处前:…{v.before!r}\n  打断处后:{v.after!r}…"
-                 if v.break_at is not None else "整个 prompt 都从缓存读回")
+                 if v.break_at is not None else "整个 prompt 都从缓存读取")
         lines = [f"{session} 第 {round_no} 轮:prompt {v.prompt_tokens:,} token,实测读取 {v.cached:,}"
                  f"(计算器 {v.predicted:,}),重算 {v.recomputed:,}", where, "各部分(按 prompt 里的顺序):"]
         lines += [f"  {s:>6,}–{e:<6,} {labels[key]}" + ("  ← 打断处在这一段" if v.break_at is not None and s <= v.break_at < e else "")

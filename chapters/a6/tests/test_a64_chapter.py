@@ -107,4 +107,4 @@ def test_no_exercise_answer_is_on_the_page_before_it(forks, tree, setups):
     row, _ = exercises_a64.switch_backs(setups[SETUPS["one-slot"]])[0]
     assert not shows(page_before("check_switch_hit("), row.measured)
     before = page_before("check_full_reuse(")
-    assert "次整段读回" not in before  # the per-setup results come after the exercise
+    assert "次整段读取" not in before  # the per-setup results come after the exercise

@@ -146,7 +146,7 @@ def _answers():
     one_slot = load(RECORDINGS / "t13-switch-one-slot")
     row, _ = a6_4.switch_backs(session_tree.switch_rows(one_slot))[0]
     yield "a6-4-session-tree", "check_switch_hit(", near(row.measured)
-    yield "a6-4-session-tree", "check_full_reuse(", re.compile("次整段读回")
+    yield "a6-4-session-tree", "check_full_reuse(", re.compile("次整段读取")
 
     for strategy in ("select", "retrieve"):
         _, row = a6_r.turn_start(t14, strategy)
@@ -222,8 +222,8 @@ def test_the_chapter_pages_map_is_part_of_what_is_checked():
 
 def test_an_answer_within_the_stated_tolerance_counts_as_shown():
     pattern = number(1234, tolerance.TOKENS)
-    for shown in ("读回 1,229 个", "读回 1239 个", "1,234"):
+    for shown in ("读取 1,229 个", "读取 1239 个", "1,234"):
         assert pattern.search(shown), shown
-    for other in ("读回 1,228 个", "1240", "12345", "v1.1234"):
+    for other in ("读取 1,228 个", "1240", "12345", "v1.1234"):
         assert not pattern.search(other), other
     assert number(50, 1).search("49 个") and not number(50).search("49 个")

@@ -152,7 +152,7 @@ def test_break_figure_rows_and_hover():
     assert len(fig.layout.yaxis.categoryarray) == 4
     both, only_stable, only_volatile = (b.args[0]["visible"] for b in fig.layout.updatemenus[0].buttons)
     assert all(both) and sum(only_stable) + sum(only_volatile) == len(fig.data)
-    assert [t.name for t, on in zip(fig.data, only_stable) if on][-2:] == ["读取(从缓存读回)", "重算"]
+    assert [t.name for t, on in zip(fig.data, only_stable) if on][-2:] == ["读取(来自缓存)", "重算"]
     zoom = fig.layout.updatemenus[1].buttons[1].args[0]["xaxis.range"]
     assert zoom[0] <= 150 and zoom[1] >= 210
 

@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a7.figures.delegation import requests, totals
 
@@ -15,7 +15,7 @@ SHARE_TOLERANCE = 5  # percentage points
 def check_compactions(recording, guess) -> str:
     """A7-1: how many summary requests the agent that reads the 30 plugins itself sends."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = totals(requests(recording, "alone"))["summaries"]
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。从第一个请求的长度起,每读一个插件大约涨多少?"
@@ -33,7 +33,7 @@ def peak_share(recording) -> int:
 def check_peak_share(recording, guess) -> str:
     """A7-1: the parent's longest request as a percentage of the lone agent's (within SHARE_TOLERANCE points)."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = peak_share(recording)
     if abs(guess - answer) > SHARE_TOLERANCE:
         return (f"不对,{more_or_less(guess, answer)}。父 agent 的请求里有什么:系统提示(多了一个工具的定义)、"

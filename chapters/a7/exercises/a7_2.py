@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ASK, ask, is_int, more_or_less
 
 from chapters.a7.figures.delegation import SETUP_LABELS, ChildEffect, child_effect
 
@@ -16,7 +16,7 @@ WORDS = f"和服务器报告的数相差不超过 {TOKENS} 个 token 都算对"
 def check_fork_child_hit(recording, guess) -> str:
     """A7-2, one slot without host cache: what the forked child's first request reads from the cache."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     effect = child_effect(recording, "fork")
     answer = effect.child_first.measured
     if abs(guess - answer) > TOKENS:

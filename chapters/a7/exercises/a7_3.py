@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a7.figures.delegation import requests, totals
 
@@ -12,7 +12,7 @@ from chapters.a7.figures.delegation import requests, totals
 def check_capped_requests(recording, guess) -> str:
     """A7-3: the requests of the child that runs under the round limit (session variant ``capped``)."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = totals(requests(recording, "capped"), roles=("child",))["requests"]
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。Limits 在每次请求之前检查:已经走了几轮?"

@@ -8,7 +8,7 @@ The parallel half's checkers are in ``a7_4_parallel.py``.
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ASK, ask, is_int, more_or_less
 
 from chapters.a7.figures.review import LiveReview, Review, live_tally, review_of
 
@@ -22,7 +22,7 @@ LIVE_CHOICES = ("self", "fresh", "same")
 def check_back_cached(recording, guess) -> str:
     """A7-4, one slot without host cache: what the parent's first request after the fresh reviewer reads."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     r = review_of(recording, "fresh")
     answer = r.back.request.measured
     if abs(guess - answer) > TOKENS:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from prefixlab.cache.rules.llamacpp import LlamaCppConfig
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a7.figures.parallel import parallel_effect
 
@@ -22,7 +22,7 @@ def slot_share(n_ctx: int = SHARE_SETTINGS["n_ctx"], n_slots: int = SHARE_SETTIN
 def check_slot_share(guess) -> str:
     """Exercise 1: ``-c 8192 -np 3``: how many tokens may one slot hold?"""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = slot_share()
     if guess == answer:
         return (f"对:{answer:,}。8192 / 3 不是整数,服务器先把每个槽位的份额向上补到 256 的倍数,"
@@ -36,7 +36,7 @@ def check_second_child_first(recording, guess) -> str:
     """Exercise 2: two children at once on -np 2, each request writing up to 32 tokens (variant
     ``parallel-replies``): how many tokens the second child's first request reads from the cache."""
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     effect = parallel_effect(recording, "parallel-replies")
     prompt, answer = effect.child_first["child2"]
     if abs(guess - answer) > TOKENS:

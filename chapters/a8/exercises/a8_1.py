@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from prefixlab.paths import RECORDINGS
 from prefixlab.presenting import bill
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 SUMMARY_RECORDING = "a5-4-summary-call-smollm2-llamacpp"
 # A usage object as OpenAI's Responses API writes it (field names from its reference; the numbers are ours).
@@ -23,7 +23,7 @@ def summary_input() -> int:
 
 def check_summary_input(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = summary_input()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。Anthropic 的 input_tokens 只算重算的那部分:"
@@ -34,7 +34,7 @@ def check_summary_input(guess) -> str:
 
 def check_responses_usage(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = bill.normalize(RESPONSES_USAGE).input
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。Responses API 也叫 input_tokens,但它和 Chat Completions 的 "

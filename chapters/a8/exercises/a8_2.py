@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from prefixlab.paths import RECORDINGS
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 from prefixlab.recording.format import load
 
 from chapters.a8.figures.ledger import split
@@ -21,7 +21,7 @@ def missed(recording: str, session: str) -> int:
 
 def check_compacted_day(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = missed(*COMPACTED)
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。数一数这一天里答案已经不在上下文里的请求:被压缩掉的那几轮,"
@@ -31,7 +31,7 @@ def check_compacted_day(guess) -> str:
 
 def check_fork_leaf(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = missed(*FORK)
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。站在 fork-r5 的叶子上,上下文里只有第 1…5 轮和这个 fork 自己的请求;"

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from prefixlab.presenting import bill
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ASK, ask, is_int, more_or_less
 
 from chapters.a8.figures import waterfall
 from chapters.a8.figures.whole import recording
@@ -23,7 +23,7 @@ def budget_tokens() -> int:
 
 def check_budget_tokens(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = budget_tokens()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。把会话 budget 里每个回答的 prompt_tokens 和 completion_tokens 加起来"
@@ -54,10 +54,10 @@ def check_biggest_fix(guess) -> str:
 
 def check_fork_step(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = fix_steps()["a7"]
     if abs(guess - answer) > FORK_TOLERANCE:
         return (f"不对,{more_or_less(guess, answer)}。分叉的子 agent 一出发就带着父 agent 快满的上下文:"
                 "它第二个请求之前会怎样?那之后槽位里留下的是什么?")
-    return (f"对(差 {FORK_TOLERANCE} 以内):{answer:+,}。分叉的子 agent 自己就超了压缩的预算,多写一次摘要;"
+    return (f"对(差 {FORK_TOLERANCE} 以内):{answer:+,}。分叉的子 agent 自己就超过了压缩阈值,多写一次摘要;"
             "它压缩之后的请求又把槽位里父 agent 的前缀覆盖了,父 agent 回来照样重算。")

@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a8.figures import six
 
@@ -23,7 +23,7 @@ def deepseek_interval() -> int:
 
 def check_qwen_older_minimum(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = qwen_older_minimum()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。用 six.reads(\"qwen\", implicit_min_tokens={OLDER_MINIMUM}) 重放一遍,"
@@ -34,7 +34,7 @@ def check_qwen_older_minimum(guess) -> str:
 
 def check_deepseek_interval(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = deepseek_interval()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。用 six.reads(\"deepseek\", interval={INTERVAL}) 重放,再加起来;"

@@ -31,8 +31,8 @@ def figure(b: bill.Bill) -> go.Figure:
     sessions = b.by_session()
     names = list(sessions)
     fig = go.Figure()
-    fig.add_bar(y=names, x=[u.input for u in sessions.values()], name="重新计算", orientation="h", marker_color="#d1495b",
-                hovertemplate="%{y}<br>重新计算 %{x:,}<extra></extra>")
+    fig.add_bar(y=names, x=[u.input for u in sessions.values()], name="重算", orientation="h", marker_color="#d1495b",
+                hovertemplate="%{y}<br>重算 %{x:,}<extra></extra>")
     fig.add_bar(y=names, x=[u.cache_read for u in sessions.values()], name="从缓存读取", orientation="h",
                 marker_color="#4c9f70", hovertemplate="%{y}<br>读取 %{x:,}<extra></extra>")
     fig.update_layout(barmode="stack", height=160 + 28 * len(names), margin=dict(t=30, b=40, l=10),

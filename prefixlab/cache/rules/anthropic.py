@@ -57,7 +57,7 @@ TAKES = ("model", "breakpoints")
 API = True
 SERVER = None
 TTL_WRITES = True
-SOURCE = "platform.claude.com/docs/en/build-with-claude/prompt-caching (stored copy idx:69611539940, read 2026-12-02)"
+SOURCE = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching (read 2026-12-02)"
 
 # Minimum cacheable prompt length per model, in dated tables: data/prices/anthropic-minimums.yml says
 # where each row comes from ("Cache limitations" of the docs' stored copies, newest first). The

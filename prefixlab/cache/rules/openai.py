@@ -49,7 +49,7 @@ TAKES = ("model",)
 API = True
 SERVER = None
 TTL_WRITES = False
-SOURCE = "developers.openai.com/api/docs/guides/prompt-caching (idx:46892174861); openai.com/index/api-prompt-caching"
+SOURCE = "https://developers.openai.com/api/docs/guides/prompt-caching (read 2026-12-07); https://openai.com/index/api-prompt-caching"
 
 
 # Lifetimes per retention setting, in seconds: (idle, at most) -- see the module docstring.

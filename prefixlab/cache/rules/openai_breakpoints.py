@@ -47,7 +47,7 @@ TAKES = ("breakpoints",)
 API = True
 SERVER = None
 TTL_WRITES = False
-SOURCE = "developers.openai.com/api/docs/guides/prompt-caching (stored copy idx:68323447286, clipped 2026-09-20)"
+SOURCE = "https://developers.openai.com/api/docs/guides/prompt-caching (read 2026-12-07)"
 
 MAX_WRITES = 4
 EARLIER_ENDINGS = 20

@@ -35,7 +35,7 @@ TAKES = ()
 API = False
 SERVER = None
 TTL_WRITES = False
-SOURCE = "docs.vllm.ai/en/latest/design/prefix_caching; vllm/v1/core/kv_cache_manager.py (idx:35989686307)"
+SOURCE = "https://docs.vllm.ai/en/latest/design/prefix_caching.html; vllm/v1/core/kv_cache_manager.py"
 
 
 @dataclass(frozen=True)

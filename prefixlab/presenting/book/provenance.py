@@ -20,7 +20,7 @@ LABELS = {
     "model": "模型",
     "server": "服务器",
     "tokenizer": "分词器",
-    "template": "对话模板",
+    "template": "聊天模板",
     "rule": "缓存规则",
     "prices": "价格表",
     "date": "录制日期",
