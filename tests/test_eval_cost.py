@@ -110,3 +110,13 @@ def test_assumptions_name_the_lifetime_the_table_date_and_url():
     g = cost.gaps(LOOP)
     assert g["epochs"] >= 1 and g["longest_gap_seconds"] >= 0
     assert cost.gaps(LOOP.parent) == {}
+
+
+def test_a_run_that_sent_no_request_costs_nothing(tmp_path):
+    (tmp_path / "oracle").mkdir()
+    (tmp_path / "oracle" / "t1-0.jsonl").write_text("", encoding="utf-8")
+    r = rows.check({"task": "t1", "design": "oracle", "seed": 0, "passed": True, "why": "pass", "prompt_tokens": 0,
+                    "cached_tokens": 0, "completion_tokens": 0, "requests": 0, "seconds": 0.1,
+                    "stop_reason": "answer", "session": "oracle/t1-0.jsonl"})
+    got = cost.price_design([r], tmp_path, cost.PROVIDERS[1])
+    assert got.usd == 0 and got.per_solved_usd == 0 and got.basis == cost.REPLAYED

@@ -188,6 +188,8 @@ def _bill(path: Path) -> bill.Bill:
 
 def _price_one(run: Run, folder: Path, p: Provider) -> tuple[str, int, float, list[str]]:
     """(basis, read tokens, dollars, notes) of one run under cloud provider ``p``."""
+    if run.requests == 0:  # a scripted policy (the oracle) sends nothing: nothing to replay, nothing to pay
+        return REPLAYED, 0, 0.0, []
     where, sessions = locate(run, folder)
     b = _bill(where)
     if b.recording is not None:
