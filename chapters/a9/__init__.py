@@ -1,0 +1,8 @@
+"""Chapter A9 评测 agent: the code only its lessons use (pages: book/a9/, data: data/a9/).
+
+The instrument itself is generic and lives in prefixlab: ``python -m prefixlab eval OUT``
+(``prefixlab.eval``). This package holds what the chapter records with it. Each subpackage maps its
+own modules in its docstring (tests/test_chapter_layout.py checks every map against the files, exactly).
+
+``experiments`` what the chapter records (A9·1: the live model on the task set under two designs, and the oracle)
+"""
