@@ -6,4 +6,7 @@ fresh copy of its workspace, and one result row per run.
 ``harness``       one (task, design, seed): a fresh workspace, miniagent, the check, a result row
 ``oracle``        a scripted policy that solves every task through miniagent's real tools
 ``cli``           ``python -m prefixlab eval``
+``rows``          read and check a results file (``results.jsonl``): one Run per row, a bad row a clear error
+``stats``         how sure a pass rate is: Wilson intervals, pass@k, the spread across seeds, two designs compared
+``cost``          the price of one solved task: tokens, cache reads and dollars per pass, under every provider rule
 """
