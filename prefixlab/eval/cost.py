@@ -30,7 +30,7 @@ Where the numbers come from, provider by provider (``PROVIDERS``):
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -186,6 +186,31 @@ def _bill(path: Path) -> bill.Bill:
     return bill.bill(path)
 
 
+@lru_cache(maxsize=32)
+def _replayed(path: Path, model: str):
+    """A recording's requests replayed once under ``model``'s provider rule: (rows, outputs by seq, price).
+
+    The same replay as ``bill.price`` (the whole recording, in the server's order: the cache is shared
+    between runs), done once per recording and model instead of once per run."""
+    from prefixlab.cache import calculator, rules
+
+    b = _bill(path)
+    listed = pricing.model_price(model)
+    rows = calculator.analyze(b.recording, listed.rule, **rules.settings(listed.rule, model=listed.model))
+    outputs = {l.seq: (l.usage.output if l.usage and listed.output is not None else 0) for l in b.lines()}
+    return rows, outputs, listed
+
+
+def _replay_cost(path: Path, model: str, sessions: list[str] | None) -> pricing.CostBreakdown:
+    rows, outputs, listed = _replayed(path, model)
+    wanted = set(sessions) if sessions is not None else None
+    accepted = [r for r in rows if r.refused is None and (wanted is None or r.session in wanted)]
+    cost = pricing.total_cost([r.prediction for r in accepted], model, output_tokens=[outputs[r.seq] for r in accepted])
+    if listed.output is None:
+        cost = replace(cost, notes=cost.notes + (bill.no_output_price(listed),))
+    return cost
+
+
 def _price_one(run: Run, folder: Path, p: Provider) -> tuple[str, int, float, list[str]]:
     """(basis, read tokens, dollars, notes) of one run under cloud provider ``p``."""
     if run.requests == 0:  # a scripted policy (the oracle) sends nothing: nothing to replay, nothing to pay
@@ -193,7 +218,7 @@ def _price_one(run: Run, folder: Path, p: Provider) -> tuple[str, int, float, li
     where, sessions = locate(run, folder)
     b = _bill(where)
     if b.recording is not None:
-        cost = bill.price(b, p.model, sessions=sessions)
+        cost = _replay_cost(where, p.model, sessions)
         read = sum(t.tokens for t in cost.terms if t.name.startswith("read"))
         return REPLAYED, read, cost.total, list(cost.notes)
     # a session file alone: the server's counts, converted at the table (no replay without a manifest)
