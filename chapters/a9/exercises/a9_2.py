@@ -27,7 +27,9 @@ def sweep_design() -> str:
 
 
 def sweep_range() -> int:
-    counts = [s.passed for s in passrate.seed_rates(sweep_design()).values()]
+    d = sweep_design()
+    full = set(passrate.complete_seeds(d))
+    counts = [s.passed for seed, s in passrate.seed_rates(d).items() if seed in full]
     return max(counts) - min(counts)
 
 
@@ -48,6 +50,6 @@ def check_sweep_range(guess) -> str:
     answer = sweep_range()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。用 passrate.seed_rates(\"{sweep_design()}\") 取出每个种子那一遍的"
-                "通过个数,最大的减最小的。")
+                "通过个数(只看跑完了全部任务的种子,passrate.complete_seeds),最大的减最小的。")
     return (f"对:差 {answer} 个任务。同一个设计、同一个任务集,只是换了种子;一遍扫下来的数就会上下跳这么多,"
             "两种设计只各扫一遍,差这么多也说明不了谁更好。")

@@ -152,11 +152,18 @@ def seed_rates(design: str, folder: Path = EVALUATION) -> dict[int, stats.Summar
     return stats.by_seed(of(design, folder))
 
 
+def complete_seeds(design: str, folder: Path = EVALUATION) -> list[int]:
+    """The seeds with a run of every task (a batch cut short leaves its last seed partial)."""
+    everything = set(tasks(folder))
+    return [s for s in seeds(design, folder) if {r.task for r in of(design, folder) if r.seed == s} == everything]
+
+
 def single_sweeps(a: str, b: str, folder: Path = EVALUATION) -> dict[str, int]:
-    """Seed by seed, one sweep of each design (each task once): how often A looks ahead, behind, or level."""
+    """Seed by seed, one sweep of each design (each task once): how often A looks ahead, behind, or level.
+    Only seeds that both designs ran on every task count."""
     ra, rb = seed_rates(a, folder), seed_rates(b, folder)
     out = {"ahead": 0, "behind": 0, "level": 0}
-    for s in sorted(set(ra) & set(rb)):
+    for s in sorted(set(complete_seeds(a, folder)) & set(complete_seeds(b, folder))):
         diff = ra[s].passed - rb[s].passed
         out["ahead" if diff > 0 else "behind" if diff < 0 else "level"] += 1
     return out
