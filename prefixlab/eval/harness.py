@@ -61,6 +61,7 @@ MAX_ROUNDS = 6         # a small model that has not fixed a one-line bug in 6 ro
 MAX_TOKENS = 200       # per reply: an edit_file call of a few lines fits
 RUN_SECONDS = 300.0    # wall-clock limit of one run
 CHECK_SECONDS = 60.0   # wall-clock limit of one hidden check
+REQUEST_GRACE = 30.0   # a request may run this much past the run's limit before it counts as unanswered
 TEMPERATURE = 0.7      # sampled, so seeds differ
 RUNNER = Path(__file__).with_name("check_runner.py")
 
@@ -310,7 +311,7 @@ class EvalRecorder(Recorder):
         if design == "oracle":
             model = OracleModel(task.oracle)
         else:
-            chat = RecordingChatModel(self.connect(), self.model_name, self.log, timeout=limits_["run_seconds"])
+            chat = RecordingChatModel(self.connect(), self.model_name, self.log, timeout=limits_["run_seconds"] + REQUEST_GRACE)
             sampled = Sampled(chat, self.clock, max_tokens=limits_["max_tokens"],
                               temperature=self.manifest["sampling"]["temperature"], seed=seed)
             model = TextCalls(sampled) if design == "text" else ConstrainedModel(sampled)
