@@ -1,4 +1,4 @@
-"""The price of one solved task: an evaluation's bill (A8) divided by what it solved (A9), not by its runs.
+"""The price of one solved task: an evaluation's bill divided by what it solved, not by its runs.
 
     per_solved(runs, folder)        # {(design, rule): Priced}: every provider the calculator has
     Priced.per_solved_usd           # dollars per solved task; None when nothing was solved (never 1/0)
@@ -48,7 +48,7 @@ class Provider:
     model: str | None  # the priced model (None: the local server, measured, not priced)
 
 
-# The same six as A8·4: the local server measured, five cloud providers each at one representative model.
+# Six ways to bill: the local server measured, five cloud providers each at one representative model.
 PROVIDERS = (
     Provider("llamacpp", "llama.cpp(实测)", None),
     Provider("anthropic", "Anthropic", "claude-sonnet-5-5"),
