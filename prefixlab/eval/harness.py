@@ -57,9 +57,9 @@ DESIGNS = ("text", "constrained", "oracle")
 LIVE_DESIGNS = ("text", "constrained")
 RESULT_KEYS = ("task", "design", "seed", "passed", "why", "prompt_tokens", "cached_tokens", "completion_tokens",
                "requests", "seconds", "stop_reason", "session")
-MAX_ROUNDS = 6         # a small model that has not fixed a one-line bug in 6 rounds rarely does later
-MAX_TOKENS = 200       # per reply: an edit_file call of a few lines fits
-RUN_SECONDS = 300.0    # wall-clock limit of one run
+MAX_ROUNDS = 4         # read, edit, check, answer: a one-line fix needs no more
+MAX_TOKENS = 160       # per reply: an edit_file call of a line or two fits
+RUN_SECONDS = 240.0    # wall-clock limit of one run
 CHECK_SECONDS = 60.0   # wall-clock limit of one hidden check
 REQUEST_GRACE = 30.0   # a request may run this much past the run's limit before it counts as unanswered
 TEMPERATURE = 0.7      # sampled, so seeds differ
