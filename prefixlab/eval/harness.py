@@ -23,8 +23,11 @@ miniagent's ``--text-calls --call-retries 1``), ``constrained`` (``--constrained
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import shutil
 import math
 import os
 import subprocess
@@ -57,13 +60,16 @@ DESIGNS = ("text", "constrained", "oracle")
 LIVE_DESIGNS = ("text", "constrained")
 RESULT_KEYS = ("task", "design", "seed", "passed", "why", "prompt_tokens", "cached_tokens", "completion_tokens",
                "requests", "seconds", "stop_reason", "session")
-MAX_ROUNDS = 6         # a small model that has not fixed a one-line bug in 6 rounds rarely does later
-MAX_TOKENS = 200       # per reply: an edit_file call of a few lines fits
-RUN_SECONDS = 300.0    # wall-clock limit of one run
+MAX_ROUNDS = 4         # read, edit, check, answer: a one-line fix needs no more
+MAX_TOKENS = 160       # per reply: an edit_file call of a line or two fits
+RUN_SECONDS = 240.0    # wall-clock limit of one run
 CHECK_SECONDS = 60.0   # wall-clock limit of one hidden check
 REQUEST_GRACE = 30.0   # a request may run this much past the run's limit before it counts as unanswered
 TEMPERATURE = 0.7      # sampled, so seeds differ
 RUNNER = Path(__file__).with_name("check_runner.py")
+# Every run works in the same folder, one run at a time on this machine (a file lock): a traceback in a
+# tool result names the workspace's absolute path, and the replay must send the very same bytes.
+RUN_DIR = Path(tempfile.gettempdir()) / "prefixlab-eval"
 
 
 class CheckCrashed(Exception):
@@ -292,9 +298,12 @@ class EvalRecorder(Recorder):
 
     # -- one run -------------------------------------------------------------------------------------------
     def run(self, task_id: str, design: str, seed: int) -> dict:
+        with one_run_at_a_time() as root:
+            return self._run(task_id, design, seed, root)
+
+    def _run(self, task_id: str, design: str, seed: int, root: Path) -> dict:
         task = self.tasks[task_id]
         name = run_id(task_id, design, seed)
-        root = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.work))
         workspace = Workspace(task.make_workspace(root / "repo"))
         memory = MemoryStore(root / "home" / "MEMORY.md")
         before = file_hashes(workspace.root, task.protected)
@@ -362,6 +371,21 @@ class EvalRecorder(Recorder):
         if limit is None:
             return lambda: began
         return lambda: math.inf if sampled is not None and len(sampled.sent_at) >= limit else began
+
+
+@contextlib.contextmanager
+def one_run_at_a_time():
+    """``RUN_DIR/run``, empty, held for this run alone (other evaluations on this machine wait)."""
+    RUN_DIR.mkdir(parents=True, exist_ok=True)
+    with open(RUN_DIR / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        root = RUN_DIR / "run"
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir()
+        try:
+            yield root
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def replay_options(recording) -> tuple[dict, dict]:
