@@ -16,6 +16,8 @@
 ``a8``   A8 整单账单 (usage in two conventions normalized; the ledger of the session tree, children
          included, against a tally of the context now; one whole task's bill; the bill itself is
          ``python -m prefixlab bill``)
+``a9``   A9 评测 agent (a task set with hidden checks, the harness's runs of the live model and the
+         oracle; the harness itself is ``python -m prefixlab eval``)
 
 Which pages each chapter has is ``_toc.yml``'s to say (the only list of them).
 
