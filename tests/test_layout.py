@@ -16,7 +16,7 @@ from prefixlab.recording import experiments as registry
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "prefixlab"
 CHAPTERS = ROOT / "chapters"
-LAYERS = ["paths", "serving", "recording", "cache", "presenting"]  # each may import the ones before it
+LAYERS = ["paths", "serving", "recording", "eval", "cache", "presenting"]  # each may import the ones before it
 # (importing module, imported layer): why the order allows it
 EXCEPTIONS = {("prefixlab.recording.verify", "cache"): "verify re-tokenizes recordings with cache.tokenizer"}
 # The short module names the README, the Makefile, data/ and the recordings use: each runs one verb's command.
@@ -103,7 +103,7 @@ def test_help_lists_every_verb_with_one_line():
     done = subprocess.run([sys.executable, "-m", "prefixlab", "--help"], capture_output=True, text=True, cwd=ROOT,
                           check=True)
     listed = {line.split()[0] for line in done.stdout.splitlines() if line.startswith("  ")}
-    assert listed == set(VERBS) == {"server", "record", "verify", "compare", "report", "bill", "gguf-tokenizer",
+    assert listed == set(VERBS) == {"server", "record", "verify", "compare", "report", "bill", "eval", "gguf-tokenizer",
                                     "tokenizer-fixtures"}
     for verb in VERBS:
         assert len([line for line in done.stdout.splitlines() if line.startswith(f"  {verb} ")]) == 1
