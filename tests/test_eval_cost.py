@@ -1,4 +1,4 @@
-"""prefixlab.eval.cost: the price of one solved task, under every provider rule; never a division by zero."""
+"""prefixlab.presenting.cost: the price of one solved task, under every provider rule; never a division by zero."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from prefixlab.cache import pricing
-from prefixlab.eval import cost, rows, stats
+from prefixlab.eval import rows, stats
+from prefixlab.presenting import cost
 from prefixlab.paths import RECORDINGS
 from prefixlab.presenting import bill
 

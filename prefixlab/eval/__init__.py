@@ -8,5 +8,4 @@ fresh copy of its workspace, and one result row per run.
 ``cli``           ``python -m prefixlab eval``
 ``rows``          read and check a results file (``results.jsonl``): one Run per row, a bad row a clear error
 ``stats``         how sure a pass rate is: Wilson intervals, pass@k, the spread across seeds, two designs compared
-``cost``          the price of one solved task: tokens, cache reads and dollars per pass, under every provider rule
 """

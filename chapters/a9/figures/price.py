@@ -1,6 +1,6 @@
 """A9·3: the price of one solved task, for each design of the shipped evaluation, under six providers.
 
-``prefixlab.eval.cost`` does the work: the measured tokens (llama.cpp), and each run's requests replayed
+``prefixlab.presenting.cost`` does the work: the measured tokens (llama.cpp), and each run's requests replayed
 under five cloud providers' cache rules and priced at their dated tables (``data/prices/``). This module
 keeps the results for the page and draws them.
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from prefixlab.eval import cost
+from prefixlab.presenting import cost
 
 from chapters.a9.figures import passrate
 from chapters.a9.paths import EVALUATION

@@ -14,7 +14,8 @@ import html
 from dataclasses import dataclass
 from pathlib import Path
 
-from prefixlab.eval import cost, rows, stats
+from prefixlab.eval import rows, stats
+from prefixlab.presenting import cost
 from prefixlab.presenting.lab.app import WidgetApp, error_html, panel
 
 from chapters.a9.paths import EVALUATION

@@ -8,7 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from prefixlab.eval import cost, stats
+from prefixlab.eval import stats
+from prefixlab.presenting import cost
 from prefixlab.presenting.answers import ASK
 
 from chapters.a9.exercises import a9_2, a9_3

@@ -35,10 +35,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from prefixlab.cache import pricing
-from prefixlab.presenting import bill
+from prefixlab.eval import stats
+from prefixlab.eval.rows import Run
 
-from . import stats
-from .rows import Run
+from . import bill
 
 
 @dataclass(frozen=True)
