@@ -19,7 +19,7 @@ from prefixlab.eval.harness import EvalRecorder, read_results, run_check
 from prefixlab.eval.tasks import TASKS, TaskSetError, load_tasks
 
 PROVENANCE = {"server": {"kind": "external", "flags": []}, "model": {"name": "fake"},
-              "chat_template": {"sha256": "x"}, "tokenizer": {"sha256": "x"}, "recorder": {}}
+              "chat_template": {"sha256": "x", "text": ""}, "tokenizer": {"sha256": "x", "path": "none"}, "recorder": {}}
 
 
 def recorder(out, url="http://127.0.0.1:9/v1", **kwargs):
@@ -220,3 +220,32 @@ def test_an_existing_folder_needs_resume(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main([str(tmp_path / "x"), "--designs", "oracle"])
     assert "--resume" in capsys.readouterr().err
+
+
+def test_a_recorded_evaluation_replays_byte_for_byte_timeouts_included(tmp_path):
+    # what tests/test_replay.py does with the shipped evaluation, on a small one made here
+    import helpers
+    from test_replay import as_sent, replay, without_ids
+
+    from prefixlab.recording.format import load
+
+    def reply(body):
+        time.sleep(0.25 if body.get("seed") == 2 else 0)  # seed 2 runs slowly: past its time limit
+        if body["messages"][-1]["role"] == "user":
+            return 200, call("run_command", command="python tools/check.py")
+        return 200, answer()
+
+    out = tmp_path / "rec"
+    with helpers.pinned_unittest_clock(), FakeChatServer(reply) as server:
+        rec = recorder(out, server.url, tasks=["rename-function"], designs=["text", "constrained", "oracle"],
+                       seeds=2, run_seconds=0.3)
+        rec.record()
+    rows = read_results(out)
+    assert [r["stop_reason"] for r in rows if r["seed"] == 2] == ["timeout", "timeout"]
+    recording = load(out)
+    with helpers.pinned_unittest_clock():
+        received, manifest, error, _ = replay(recording, tmp_path / "again")
+    assert error is None and len(received) == len(recording.calls)
+    assert [as_sent(json.loads(b)) for b in received] == [as_sent(c.request) for c in recording.calls]
+    assert without_ids(manifest) == without_ids(recording.manifest)
+    assert "ImportError" in json.dumps(recording.calls[1].request)  # a traceback, paths and all, sent again

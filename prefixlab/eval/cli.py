@@ -64,7 +64,8 @@ def parse_args(argv):
 def external_provenance(url: str, model: str, command: str) -> dict:
     import platform
     return {"server": {"kind": "external", "url": url, "restarts": False, "flags": []},
-            "model": {"name": model}, "chat_template": {"sha256": "unknown"}, "tokenizer": {"sha256": "unknown"},
+            "model": {"name": model}, "chat_template": {"sha256": "unknown", "text": ""},
+            "tokenizer": {"sha256": "unknown", "path": None},
             "recorder": {"python": platform.python_version(), "platform": platform.platform(terse=True),
                          "command": command}}
 

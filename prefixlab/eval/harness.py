@@ -175,10 +175,11 @@ class Sampled:
 
 
 def plan(tasks: list[str], designs: list[str], seeds: int) -> list[tuple[str, str, int]]:
-    """Every (task, design, seed) in running order: seed by seed, every task, every design; the oracle
-    is deterministic, so it runs once per task (seed 1)."""
-    return [(task, design, seed) for seed in range(1, seeds + 1) for task in tasks for design in designs
-            if design != "oracle" or seed == 1]
+    """Every (task, design, seed) in running order: first the oracle, once per task (it is deterministic,
+    seed 1; if it fails a task, nothing after it means much), then seed by seed, every task, every design."""
+    oracle = [(task, "oracle", 1) for task in tasks] if "oracle" in designs else []
+    return oracle + [(task, design, seed) for seed in range(1, seeds + 1) for task in tasks for design in designs
+                     if design != "oracle"]
 
 
 def run_id(task: str, design: str, seed: int) -> str:
