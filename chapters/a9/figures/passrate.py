@@ -206,3 +206,18 @@ def billed_prompt_tokens(run: Run, folder: Path = EVALUATION) -> int:
     if run.requests == 0:
         return 0
     return bill_session(folder / run.session).total.prompt
+
+
+# -- an earlier chapter's small live check, for scale ---------------------------------------------------
+
+REVIEW_LIVE = "a7-4-review-live-qwen2.5-coder-0.5b-llamacpp"   # A7·4's check: two ways of reviewing, a few runs each
+
+
+def review_live_runs() -> int:
+    """How many runs A7·4's live check made of each way (its manifest's ``self`` sessions)."""
+    import json
+
+    from prefixlab.paths import RECORDINGS
+
+    manifest = json.loads((RECORDINGS / REVIEW_LIVE / "manifest.json").read_text(encoding="utf-8"))
+    return sum(1 for s in manifest["sessions"] if s.get("variant") == "self")
