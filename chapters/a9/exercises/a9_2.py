@@ -27,9 +27,14 @@ def sweep_design() -> str:
 
 
 def sweep_range() -> int:
+    """Largest minus smallest passes of one sweep, over the design's seeds, on the tasks every seed ran."""
     d = sweep_design()
-    full = set(passrate.complete_seeds(d))
-    counts = [s.passed for seed, s in passrate.seed_rates(d).items() if seed in full]
+    runs = passrate.of(d)
+    by_seed: dict[int, set] = {}
+    for r in runs:
+        by_seed.setdefault(r.seed, set()).add(r.task)
+    common = set.intersection(*by_seed.values())
+    counts = [sum(r.passed for r in runs if r.seed == s and r.task in common) for s in by_seed]
     return max(counts) - min(counts)
 
 
@@ -50,6 +55,6 @@ def check_sweep_range(guess) -> str:
     answer = sweep_range()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。用 passrate.seed_rates(\"{sweep_design()}\") 取出每个种子那一遍的"
-                "通过个数(只看跑完了全部任务的种子,passrate.complete_seeds),最大的减最小的。")
+                "通过个数(只数每个种子都跑过的那些任务),最大的减最小的。")
     return (f"对:差 {answer} 个任务。同一个设计、同一个任务集,只是换了种子;一遍扫下来的数就会上下跳这么多,"
             "两种设计只各扫一遍,差这么多也说明不了谁更好。")

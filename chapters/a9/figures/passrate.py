@@ -158,13 +158,30 @@ def complete_seeds(design: str, folder: Path = EVALUATION) -> list[int]:
     return [s for s in seeds(design, folder) if {r.task for r in of(design, folder) if r.seed == s} == everything]
 
 
+def sweep_tasks(a: str, b: str, seed: int, folder: Path = EVALUATION) -> list[str]:
+    """The tasks both designs ran with ``seed`` (all of them, unless a batch stopped inside that seed)."""
+    ta = {r.task for r in of(a, folder) if r.seed == seed}
+    tb = {r.task for r in of(b, folder) if r.seed == seed}
+    return sorted(ta & tb)
+
+
+def sweep(design: str, seed: int, names: list[str], folder: Path = EVALUATION) -> stats.Summary:
+    """One sweep: ``design``'s runs with ``seed`` on the tasks ``names`` (each task once)."""
+    return stats.summary(r for r in of(design, folder) if r.seed == seed and r.task in names)
+
+
+def sweep_seeds(a: str, b: str, folder: Path = EVALUATION) -> list[int]:
+    """The seeds on which both designs ran at least one common task."""
+    return [s for s in sorted(set(seeds(a, folder)) & set(seeds(b, folder))) if sweep_tasks(a, b, s, folder)]
+
+
 def single_sweeps(a: str, b: str, folder: Path = EVALUATION) -> dict[str, int]:
-    """Seed by seed, one sweep of each design (each task once): how often A looks ahead, behind, or level.
-    Only seeds that both designs ran on every task count."""
-    ra, rb = seed_rates(a, folder), seed_rates(b, folder)
+    """Seed by seed, one sweep of each design over the tasks both ran with that seed (each task once):
+    how often A passes more of them, fewer, or as many."""
     out = {"ahead": 0, "behind": 0, "level": 0}
-    for s in sorted(set(complete_seeds(a, folder)) & set(complete_seeds(b, folder))):
-        diff = ra[s].passed - rb[s].passed
+    for s in sweep_seeds(a, b, folder):
+        names = sweep_tasks(a, b, s, folder)
+        diff = sweep(a, s, names, folder).passed - sweep(b, s, names, folder).passed
         out["ahead" if diff > 0 else "behind" if diff < 0 else "level"] += 1
     return out
 

@@ -72,11 +72,11 @@ def test_the_oracle_passes_every_task_and_sends_nothing():
     assert all(r.passed and r.requests == 0 for r in oracle)
 
 
-def test_there_are_two_live_designs_with_many_seeds():
+def test_there_are_two_live_designs_on_the_oracles_tasks():
     live = passrate.live_designs()
     assert len(live) >= 2
     for d in live:
-        assert {r.task for r in passrate.of(d)} == set(passrate.tasks())
+        assert passrate.of(d) and {r.task for r in passrate.of(d)} <= {r.task for r in passrate.of(passrate.ORACLE)}
 
 
 def test_every_rows_tokens_are_its_sessions_bill():
@@ -98,4 +98,4 @@ def test_the_comparison_agrees_with_the_intervals():
     c = passrate.comparison(a, b)
     assert c.overlap == stats.wilson(c.a.passed, c.a.runs).overlaps(stats.wilson(c.b.passed, c.b.runs))
     sweeps = passrate.single_sweeps(a, b)
-    assert sum(sweeps.values()) == len(set(passrate.complete_seeds(a)) & set(passrate.complete_seeds(b))) >= 1
+    assert sum(sweeps.values()) == len(passrate.sweep_seeds(a, b)) >= 1
