@@ -4,5 +4,5 @@ the reader's answer is right.
 
 ``a9_1``   A9·1: which hidden tests fail on a task's starting workspace; the why of a damaged workspace; a design's passes
 ``a9_2``   A9·2: runs needed before 0 passes means "rarely"; the seed-to-seed range of one sweep
-``a9_3``   A9·3: the pass rate at which one design's success gets cheaper than the other's; reads per solved task
+``a9_3``   A9·3: tokens per solved task at the top of the pass rate's interval; Kimi's reads per run
 """

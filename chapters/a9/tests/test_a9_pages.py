@@ -23,11 +23,8 @@ ORDER = ["index.ipynb", "a9-1-task-set.ipynb", "a9-2-how-many-runs.ipynb", "a9-3
 def answers():
     out = {"a9-2-how-many-runs.ipynb": [(a9_2.check_runs_for_rare, a9_2.runs_for_rare()),
                                           (a9_2.check_sweep_range, a9_2.sweep_range())],
-           "a9-3-price-per-solved-task.ipynb": []}
-    if a9_3.break_even() is not None:
-        out["a9-3-price-per-solved-task.ipynb"].append((a9_3.check_break_even, a9_3.break_even()))
-    if a9_3.reads_per_solved() is not None:
-        out["a9-3-price-per-solved-task.ipynb"].append((a9_3.check_reads_per_solved, a9_3.reads_per_solved()))
+           "a9-3-price-per-solved-task.ipynb": [(a9_3.check_tokens_at_best, a9_3.tokens_at_best()),
+                                                 (a9_3.check_reads_per_run, a9_3.reads_per_run())]}
     return out
 
 
@@ -54,7 +51,7 @@ def test_checkers_accept_the_answer_and_hint_without_it(page):
     for check, answer in ANSWERS[page]:
         assert check(None) == ASK
         assert check(answer).startswith("对")
-        wrong = check(answer + 7)
+        wrong = check(answer + 7 if answer > 0 else 7)
         assert wrong.startswith("不对") and f"{answer:,}" not in wrong and str(answer) not in wrong
 
 
@@ -62,6 +59,8 @@ def test_checkers_accept_the_answer_and_hint_without_it(page):
 def test_no_text_of_the_page_or_the_pages_before_prints_an_answer(page):
     shown = "".join(shown_text(BOOK / p) for p in ORDER[:ORDER.index(page) + 1])
     for _, answer in ANSWERS[page]:
+        if 0 <= answer < 10:  # a single digit is on every page (a count, a date); only larger answers can leak
+            continue
         for form in {f"{answer:,}", str(answer)}:
             assert not re.search(rf"(?<![\w.,$/–-]){re.escape(form)}(?![\d,.%])", shown), (page, answer)
 
