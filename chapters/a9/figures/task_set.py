@@ -1,6 +1,7 @@
 """A9·1: the task set and what the shipped evaluation measured on it, per task and design."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +15,11 @@ DESIGN_NAMES = {"text": "text", "constrained": "constrained", "oracle": "oracle"
 
 def rows(recording: Path = EVAL) -> list[dict]:
     return read_results(recording)
+
+
+def limits(recording: Path = EVAL) -> dict:
+    """The recorded limits of one run: max_rounds, max_tokens, run_seconds, check_seconds."""
+    return json.loads((recording / "manifest.json").read_text(encoding="utf-8"))["limits"]
 
 
 def tasks():
