@@ -148,7 +148,7 @@ def test_a_run_past_its_time_limit_is_a_timeout_row(tmp_path):
                  run_seconds=0.6).record()
     row, = read_results(tmp_path / "out")
     assert (row["passed"], row["why"], row["stop_reason"]) == (False, "timeout", "timeout")
-    assert row["requests"] == 2
+    assert row["requests"] in (1, 2)  # 0.4 s each: the limit stops it before a third (one, on a very busy machine)
 
 
 def test_a_server_that_never_answers_is_a_timeout_row_and_stops_the_slice(tmp_path, monkeypatch):

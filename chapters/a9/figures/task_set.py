@@ -1,6 +1,7 @@
 """A9·1: the task set and what the shipped evaluation measured on it, per task and design."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +15,11 @@ DESIGN_NAMES = {"text": "text", "constrained": "constrained", "oracle": "oracle"
 
 def rows(recording: Path = EVAL) -> list[dict]:
     return read_results(recording)
+
+
+def limits(recording: Path = EVAL) -> dict:
+    """The recorded limits of one run: max_rounds, max_tokens, run_seconds, check_seconds."""
+    return json.loads((recording / "manifest.json").read_text(encoding="utf-8"))["limits"]
 
 
 def tasks():
@@ -72,3 +78,25 @@ def example_failure(rows_: list[dict]) -> dict | None:
     """A live run whose check failed (the lesson shows its why), else any live failure."""
     live = [r for r in rows_ if r["design"] != "oracle" and not r["passed"]]
     return next((r for r in live if r["why"].startswith("check failed")), live[0] if live else None)
+
+
+def tool_calls(row: dict, recording: Path = EVAL) -> list[str]:
+    """The names of the tools a run's model called, in order (from its session file)."""
+    names = []
+    with open(recording / row["session"], encoding="utf-8") as f:
+        for line in f:
+            entry = json.loads(line)
+            if entry["type"] == "message" and entry["message"]["role"] == "assistant":
+                names += [c["function"]["name"] for c in entry["message"].get("tool_calls") or []]
+    return names
+
+
+def edited(rows_: list[dict], design: str, recording: Path = EVAL) -> tuple[int, int]:
+    """(runs of ``design`` whose model called edit_file or write_file at least once, runs)."""
+    mine = [r for r in rows_ if r["design"] == design]
+    return sum(bool({"edit_file", "write_file"} & set(tool_calls(r, recording))) for r in mine), len(mine)
+
+
+def first_calls(rows_: list[dict], design: str, recording: Path = EVAL) -> Counter:
+    """How the runs of ``design`` began: the first tool called, or "no call" (a text answer)."""
+    return Counter((tool_calls(r, recording) or ["no call"])[0] for r in rows_ if r["design"] == design)
