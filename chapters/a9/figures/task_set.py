@@ -100,3 +100,18 @@ def edited(rows_: list[dict], design: str, recording: Path = EVAL) -> tuple[int,
 def first_calls(rows_: list[dict], design: str, recording: Path = EVAL) -> Counter:
     """How the runs of ``design`` began: the first tool called, or "no call" (a text answer)."""
     return Counter((tool_calls(r, recording) or ["no call"])[0] for r in rows_ if r["design"] == design)
+
+
+def repeated(rows_: list[dict], design: str, recording: Path = EVAL) -> int:
+    """Runs of ``design`` in which the model made the same call (tool and arguments) twice in a row."""
+    count = 0
+    for r in (r for r in rows_ if r["design"] == design):
+        calls = []
+        with open(recording / r["session"], encoding="utf-8") as f:
+            for line in f:
+                entry = json.loads(line)
+                if entry["type"] == "message" and entry["message"]["role"] == "assistant":
+                    calls += [(c["function"]["name"], c["function"]["arguments"])
+                              for c in entry["message"].get("tool_calls") or []]
+        count += any(a == b for a, b in zip(calls, calls[1:]))
+    return count
