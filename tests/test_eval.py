@@ -249,3 +249,28 @@ def test_a_recorded_evaluation_replays_byte_for_byte_timeouts_included(tmp_path)
     assert [as_sent(json.loads(b)) for b in received] == [as_sent(c.request) for c in recording.calls]
     assert without_ids(manifest) == without_ids(recording.manifest)
     assert "ImportError" in json.dumps(recording.calls[1].request)  # a traceback, paths and all, sent again
+
+
+def test_a_reply_that_ended_on_its_end_token_keeps_its_whole_text_in_the_slot():
+    # llama.cpp's slot keeps prompt + generated[:-1]; a reply that stopped on <|im_end|> counts that token
+    # in completion_tokens, not in its text: every token of the text must reach the slot (A9's retries)
+    from types import SimpleNamespace
+
+    from prefixlab.cache import calculator
+
+    tok = calculator._tokenizer(calculator.load_recording(harness_recording()))
+    text = '```json\n{"name": "to_celsius"}\n```'
+    n = len(calculator.text_token_ids(tok, text))
+
+    def reply(finish, completion_tokens):
+        return SimpleNamespace(response={"choices": [{"finish_reason": finish, "message": {"content": text}}],
+                                         "usage": {"completion_tokens": completion_tokens}})
+
+    assert len(calculator.generated_ids(reply("stop", n + 1), tok)) == n + 1     # its text, then the end token
+    assert len(calculator.generated_ids(reply("length", n), tok)) == n           # cut off: no end token
+    assert calculator.generated_ids(reply("stop", n + 1), tok)[:-1] == tuple(calculator.text_token_ids(tok, text))
+
+
+def harness_recording():
+    from prefixlab.paths import RECORDINGS
+    return RECORDINGS / "a9-eval-qwen2.5-coder-0.5b-llamacpp"
