@@ -56,7 +56,7 @@ def dollar_rows(folder: Path = EVALUATION) -> list[list]:
         row = [p.label]
         for d in passrate.live_designs(folder):
             x = get(d, p.rule, folder)
-            row += [usd(x.per_run_usd), usd(x.per_solved_usd)]
+            row += [usd(x.per_run_usd, 5), usd(x.per_solved_usd, 5)]
         out.append(row)
     return out
 
