@@ -16,6 +16,8 @@
 ``a8``   A8 整单账单 (usage in two conventions normalized; the ledger of the session tree, children
          included, against a tally of the context now; one whole task's bill; the bill itself is
          ``python -m prefixlab bill``)
+``a9``   A9 它做成了吗?评测一个 agent (a task set with hidden checks; pass rates with intervals, pass@k,
+         the spread across seeds; the price of one solved task; the harness is ``python -m prefixlab eval``)
 
 Which pages each chapter has is ``_toc.yml``'s to say (the only list of them).
 

@@ -17,6 +17,7 @@ VERBS = {
     "compare": ("prefixlab.recording.compare", "两份录制逐请求比较:重录是否复现了同样的数"),
     "report": ("prefixlab.presenting.report", "计算器对一份录制的逐请求表格"),
     "bill": ("prefixlab.presenting.bill", "整单账单:会话文件或录制的逐请求、逐会话、逐子会话用量与合计,可按带日期的价目折算"),
+    "eval": ("prefixlab.eval.cli", "评测 agent:在任务集上逐个运行,隐藏检查判定,每次运行写一行结果(results.jsonl)"),
     "gguf-tokenizer": ("prefixlab.cache.gguf_tokenizer", "从 GGUF 模型文件导出分词器文件"),
     "tokenizer-fixtures": ("prefixlab.recording.tokenizer_fixtures", "录制 llama-server 对分词和聊天模板用例的回答"),
 }

@@ -30,11 +30,11 @@ def course_key(lesson_id: str) -> tuple[int, float]:
 
 # -- the data file ---------------------------------------------------------------------------------
 
-def test_the_lessons_run_a1_to_a8_in_course_order():
-    assert all(re.fullmatch(r"a[1-8]-(\d+|r)", i) for i in IDS), IDS
+def test_the_lessons_run_a1_to_a9_in_course_order():
+    assert all(re.fullmatch(r"a[1-9]-(\d+|r)", i) for i in IDS), IDS
     assert IDS == sorted(IDS, key=course_key)
-    assert IDS[0] == "a1-1" and IDS[-1] == "a8-4"
-    assert {i.split("-")[0] for i in IDS} == {f"a{n}" for n in range(1, 9)}
+    assert IDS[0] == "a1-1" and IDS[-1] == "a9-3"
+    assert {i.split("-")[0] for i in IDS} == {f"a{n}" for n in range(1, 10)}
     assert IDS.index("a6-r") == IDS.index("a6-4") + 1
 
 

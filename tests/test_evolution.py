@@ -158,3 +158,30 @@ def test_a_lesson_finds_its_chapters_map(tmp_path, monkeypatch):
         evolution_map("c9-1", glue=False)
     with pytest.raises(MapError, match="name the chapter"):
         evolution_map(glue=False)
+
+
+def test_a_results_query_counts_an_evaluations_rows(tmp_path, monkeypatch):
+    import json
+
+    from prefixlab.presenting import evolution
+
+    folder = tmp_path / "a9-fake"
+    folder.mkdir()
+    base = {"task": "t", "design": "text", "passed": False, "why": "check failed: x", "prompt_tokens": 10,
+            "cached_tokens": 0, "completion_tokens": 1, "requests": 1, "seconds": 1.0, "stop_reason": "answer"}
+    rows_ = [base | {"seed": s, "session": f"s{s}.jsonl"} for s in range(9)]
+    rows_.append(base | {"seed": 9, "passed": True, "why": "pass", "session": "s9.jsonl"})
+    rows_.append(base | {"seed": 0, "design": "oracle", "passed": True, "why": "pass", "session": "o.jsonl"})
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows_), encoding="utf-8")
+    monkeypatch.setattr(evolution, "RECORDINGS", tmp_path)
+    q = {"results": "a9-fake", "design": "text"}
+    assert [evaluate(q | {"measure": m}) for m in ("runs", "passed", "pass_pct", "ci_low_pct", "ci_high_pct")] \
+        == [10, 1, 10, 2, 40]   # Wilson 1 of 10: [1.8 %, 40.4 %]
+    assert evaluate({"results": "a9-fake", "measure": "runs"}) == 11
+    assert evaluate(q | {"measure": "prompt_tokens"}) == 100 and evaluate(q | {"measure": "seeds"}) == 10
+    with pytest.raises(MapError, match="no runs of design 'nope'"):
+        evaluate({"results": "a9-fake", "design": "nope", "measure": "runs"})
+    with pytest.raises(MapError, match="a results query needs"):
+        evaluate({"results": "a9-fake", "measure": "mean"})
+    with pytest.raises(MapError, match="no results file"):
+        evaluate({"results": "a9-none", "measure": "runs"})

@@ -16,7 +16,7 @@ from prefixlab.recording import experiments as registry
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "prefixlab"
 CHAPTERS = ROOT / "chapters"
-LAYERS = ["paths", "serving", "recording", "cache", "presenting"]  # each may import the ones before it
+LAYERS = ["paths", "serving", "recording", "eval", "cache", "presenting"]  # each may import the ones before it
 # (importing module, imported layer): why the order allows it
 EXCEPTIONS = {("prefixlab.recording.verify", "cache"): "verify re-tokenizes recordings with cache.tokenizer"}
 # The short module names the README, the Makefile, data/ and the recordings use: each runs one verb's command.
@@ -103,7 +103,7 @@ def test_help_lists_every_verb_with_one_line():
     done = subprocess.run([sys.executable, "-m", "prefixlab", "--help"], capture_output=True, text=True, cwd=ROOT,
                           check=True)
     listed = {line.split()[0] for line in done.stdout.splitlines() if line.startswith("  ")}
-    assert listed == set(VERBS) == {"server", "record", "verify", "compare", "report", "bill", "gguf-tokenizer",
+    assert listed == set(VERBS) == {"server", "record", "verify", "compare", "report", "bill", "eval", "gguf-tokenizer",
                                     "tokenizer-fixtures"}
     for verb in VERBS:
         assert len([line for line in done.stdout.splitlines() if line.startswith(f"  {verb} ")]) == 1
@@ -139,7 +139,7 @@ def test_old_names_are_small_and_run(command, capsys):
 
 def test_the_experiments_register_and_their_recordings_are_shipped():
     known = registry.experiments()
-    assert set(known) == {"a1", "a1-live", "a2-1", "a2-2", "a2-4", "a2-ways", "a3-2", "a3-3", "a3-3-live", "a4-1", "a4-2", "a4-3", "a5-1", "a5-1-triggers", "a5-2", "a5-3", "a5-4", "a6-1", "a6-2", "a6-3", "a6-4", "a6-r", "a7-1", "a7-2", "a7-3", "a7-4-parallel", "a7-4-review", "a7-4-review-live", "a8-3", "a8-3-waterfall"}
+    assert set(known) == {"a1", "a1-live", "a2-1", "a2-2", "a2-4", "a2-ways", "a3-2", "a3-3", "a3-3-live", "a4-1", "a4-2", "a4-3", "a5-1", "a5-1-triggers", "a5-2", "a5-3", "a5-4", "a6-1", "a6-2", "a6-3", "a6-4", "a6-r", "a7-1", "a7-2", "a7-3", "a7-4-parallel", "a7-4-review", "a7-4-review-live", "a8-3", "a8-3-waterfall", "a9"}
     assert ALIASES == {"record_t10", "record_t11", "record_t12", "record_t13", "record_t14"}
     made_by = {}
     for exp in known.values():

@@ -175,8 +175,16 @@ def generated_ids(call: Call, tokenizer) -> tuple[int, ...]:
     n = (call.response.get("usage") or {}).get("completion_tokens") or 0
     if not n:
         return ()
-    message = ((call.response.get("choices") or [{}])[0].get("message") or {})
+    choice = (call.response.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
     ids = tuple(text_token_ids(tokenizer, message.get("content") or ""))
+    if ids and choice.get("finish_reason") == "stop" and len(ids) == n - 1:
+        # The reply ended on the end-of-generation token (Qwen's <|im_end|>): the server counts it in
+        # completion_tokens but leaves it out of the text. It is the last generated token, the one that
+        # never enters the slot (generated[:-1] above), so every token of the text does: without this
+        # placeholder the slot would lose the text's last token (A9's text replies followed by a
+        # correction read one token more than that).
+        ids += (0,)
     return ids if ids else (0,) * n
 
 

@@ -4,6 +4,8 @@
 ``bill``        ``python -m prefixlab bill``: the whole bill of a session file or recording (every request,
                 session and child; both usage conventions; priced under a chosen rule), and a session's
                 ledger split by what a tally of the context now sees
+``cost``        the price of one solved task: an evaluation's bill (tokens, cache reads, dollars under every
+                provider rule) divided by its passes, undefined when nothing passed
 ``scenarios``   one cache rule, one k: the rows it predicts (the calculator lab and chapter figures draw them)
 ``evolution``   a chapter's evolution map (data in ``data/<chapter>/evolution.yml``), shown by every lesson
 ``agent_picture`` one round of the agent loop, drawn at the start of every lesson: the parts earlier lessons

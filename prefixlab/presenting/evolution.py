@@ -44,6 +44,9 @@ from .book.glue import glue_text, shown
 HERE = "你在这里"
 HIDDEN = "?"  # in place of a number the reader has not measured yet
 AT_CHOICES = ("first", "last", "all", "compaction", "compactions", "after_compaction", "system_change")
+# A results query (chapter A9): a number over an evaluation's result rows
+# (data/recordings/<results>/results.jsonl, prefixlab.eval.rows), of one design (or all).
+RESULT_MEASURES = ("runs", "passed", "tasks", "seeds", "pass_pct", "ci_low_pct", "ci_high_pct", "prompt_tokens")
 MEASURES = ("prompt_tokens", "cached_tokens", "recomputed", "part_tokens", "rule_tokens", "messages_from",
             "note_in_system", "requests", "with_rule", "full_reuse", "follow_ups", "truncated_entries", "reply_with_rule",
             "peak_prompt_tokens", "total_prompt_tokens", "total_recomputed",
@@ -157,6 +160,14 @@ def load_map(path: Path) -> EvolutionMap:
 # -- queries over a recording -----------------------------------------------------------------------
 
 def check_query(query: dict, where: str) -> None:
+    if "results" in query:  # a number over an evaluation's result rows
+        if not isinstance(query.get("results"), str) or query.get("measure") not in RESULT_MEASURES:
+            raise MapError(f"{where}: a results query needs 'results' (a folder under data/recordings/) and a "
+                           f"'measure' of {', '.join(RESULT_MEASURES)}")
+        if set(query) - {"results", "design", "measure"}:
+            raise MapError(f"{where}: a results query has only 'results', 'design' and 'measure', not "
+                           f"{sorted(set(query) - {'results', 'design', 'measure'})}")
+        return
     if "data" in query:  # a number measured outside a recording: a key of a JSON file under data/
         for key in ("data", "key"):
             if not isinstance(query.get(key), str) or not query[key]:
@@ -251,11 +262,38 @@ def _data_value(query: dict):
     return value
 
 
+def _results_value(query: dict):
+    """A number over an evaluation's result rows: runs, passes, tasks, seeds, the pass rate and its 95 %
+    Wilson interval in whole percent, or the runs' input tokens; of ``design`` when given."""
+    from prefixlab.eval import rows, stats
+
+    try:
+        runs = rows.load(RECORDINGS / query["results"])
+    except rows.ResultsError as err:
+        raise MapError(str(err)) from None
+    if query.get("design") is not None:
+        runs = [r for r in runs if r.design == query["design"]]
+        if not runs:
+            raise MapError(f"{query['results']}: no runs of design {query['design']!r}")
+    measure = query["measure"]
+    if measure == "tasks":
+        return len({r.task for r in runs})
+    if measure == "seeds":
+        return len({r.seed for r in runs})
+    if measure == "prompt_tokens":
+        return sum(r.prompt_tokens for r in runs)
+    s = stats.summary(runs)
+    return {"runs": s.runs, "passed": s.passed, "pass_pct": round(100 * s.rate),
+            "ci_low_pct": round(100 * s.interval.low), "ci_high_pct": round(100 * s.interval.high)}[measure]
+
+
 def evaluate(query: dict):
     """The value a query asks for (int, or bool for ``note_in_system``; a data query: what the file holds)."""
     check_query(query, "query")
     if "data" in query:
         return _data_value(query)
+    if "results" in query:
+        return _results_value(query)
     recording = _recording(query["recording"])
     sessions = query["session"] if isinstance(query["session"], list) else [query["session"]]
     calls = select(recording, sessions, str(query["at"]))
@@ -433,6 +471,8 @@ class MapView:
 def _describe(query: dict) -> str:
     if "data" in query:
         return f"data/{query['data']} · {query['key']}"
+    if "results" in query:
+        return f"{query['results']}/results.jsonl · {query.get('design') or '全部设计'} · {query['measure']}"
     sessions = query["session"] if isinstance(query["session"], list) else [query["session"]]
     return f"{query['recording']} · {'+'.join(sessions)} · {query['at']} · {query['measure']}"
 
