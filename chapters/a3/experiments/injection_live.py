@@ -97,8 +97,7 @@ class InjectionLiveRecorder(ChunkedLiveRecorder, Recorder):
         session.append("model_call", round=2, request=reply.request, response=reply.response)
         session.append("message", message=reply.message)
         self._register({"id": name, "file": f"{name}.jsonl", "group": GROUP, "day": 1, "kind": "live",
-                        "variant": variant, "seed": seed, "marked": variant == "marked",
-                        "constrained": variant == "constrained"}, session, 0, sent_at)
+                        "variant": variant, "seed": seed, "marked": variant == "marked"}, session, 0, sent_at)
 
 
 RECORDER = InjectionLiveRecorder  # the experiment's recorder (prefixlab.recording.experiments)
