@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from miniagent.approval import Approval
+from miniagent.constrained import as_message
 from miniagent.text_calls import find_text_calls
 from miniagent.tools import ToolError, Workspace
 
@@ -134,8 +135,13 @@ def first_calls(rec) -> list[FirstCall]:
         name, args = None, {}
         if calls:
             name, args = calls[0]["function"]["name"], _arguments(calls[0]["function"]["arguments"])
+        if not calls and info.get("variant") == "constrained":  # the schema's reply: the call miniagent reads from it
+            offered = {t["function"]["name"] for t in call.request.get("tools") or []}
+            read = as_message(reply.get("content") or "", offered, "constrained").get("tool_calls") or []
+            if read:
+                name, args = read[0]["function"]["name"], _arguments(read[0]["function"]["arguments"])
         text_name, text_args = name, args
-        if not calls:
+        if not name:
             offered = {t["function"]["name"] for t in call.request.get("tools") or []}
             written, _ = find_text_calls(reply.get("content") or "", offered)
             text_name, text_args = written[0] if written else (None, {})

@@ -14,14 +14,19 @@ not change the request, so they need no runs of their own (``chapters.a3.injecti
 each to the recorded call). Marking tool output as data changes the request, so it is a variant:
 
 - ``plain``: miniagent as it ships;
-- ``marked``: the data rule in the base prompt, the file's text inside ``<tool_output>`` (miniagent.data_marking).
+- ``marked``: the data rule in the base prompt, the file's text inside ``<tool_output>`` (miniagent.data_marking);
+- ``constrained``: the ``plain`` request with miniagent's ``--constrained`` schema (``miniagent.constrained``,
+  as A2 has it): the server may only sample one call of an offered tool or a final answer. The prompt is the
+  same as ``plain``; the schema is a sampler constraint.
 
-Runs go in blocks of five seeds (``plain-01`` … ``plain-05``, ``marked-01`` … ``marked-05``, ``plain-06`` …): a chunk is
-balanced after every block, and the two prompts, which differ from the end of the base prompt on, switch only
-between blocks.
+``plain`` and ``marked`` go in blocks of five seeds (``plain-01`` … ``plain-05``, ``marked-01`` … ``marked-05``,
+``plain-06`` …): a chunk is balanced after every block, and the two prompts, which differ from the end of the
+base prompt on, switch only between blocks. ``constrained`` was added after those 60 runs were recorded; its
+runs follow them in the plan (``constrained-01`` … ``constrained-30``), so the first 60 runs keep their place.
 """
 from __future__ import annotations
 
+from miniagent.constrained import ConstrainedModel
 from miniagent.data_marking import mark, with_data_rule
 from miniagent.modes import for_mode
 from miniagent.prompt import BASE_PROMPT, read_agents_md
@@ -38,7 +43,8 @@ from prefixlab.recording.repository import Repository
 
 EXPERIMENT = "A3-3-live"
 GROUP = "frozen"
-VARIANTS = ("plain", "marked")
+PAIRED = ("plain", "marked")  # recorded first, in alternating blocks
+VARIANTS = (*PAIRED, "constrained")
 BLOCK = 5  # seeds per variant before the other variant's turn
 
 
@@ -62,8 +68,9 @@ class InjectionLiveRecorder(ChunkedLiveRecorder, Recorder):
         """Blocks of ``BLOCK`` seeds, one variant after the other: balanced after every block, and the
         server recomputes the part where the two prompts differ only when the variant changes."""
         runs = self.manifest["runs"]
-        return [(seed, v) for start in range(1, runs + 1, BLOCK) for v in self.variants
-                for seed in range(start, min(start + BLOCK, runs + 1))]
+        paired = [(seed, v) for start in range(1, runs + 1, BLOCK) for v in PAIRED
+                  for seed in range(start, min(start + BLOCK, runs + 1))]
+        return paired + [(seed, "constrained") for seed in range(1, runs + 1)]
 
     def run(self, seed: int, variant: str) -> None:
         s, name = self.script, f"{variant}-{seed:02d}"
@@ -84,7 +91,8 @@ class InjectionLiveRecorder(ChunkedLiveRecorder, Recorder):
         session.append("message", message={"role": "tool", "tool_call_id": call["id"], "content": result})
         design.before_call(session, 2, self.log)
         sent_at = [self.clock()]
-        reply = self.model().complete(session.messages(), toolbox.definitions, **s["live"]["sampling"],
+        model = ConstrainedModel(self.model()) if variant == "constrained" else self.model()
+        reply = model.complete(session.messages(), toolbox.definitions, **s["live"]["sampling"],
                                       seed=seed, max_tokens=s["live"]["max_tokens"])
         session.append("model_call", round=2, request=reply.request, response=reply.response)
         session.append("message", message=reply.message)

@@ -26,7 +26,7 @@ TEXTS = {
 }
 LEGEND = ("执行:照原样执行;沙箱里执行:命令在 bwrap 里跑,看不见工作区外的 /tmp、写不了工作区以外;"
           "拒:工作区外:工作区边界拒绝了这个路径;拒:人说不:不在允许清单上,问了人,人说不。")
-VARIANT = {"plain": "原样", "marked": "标成数据"}
+VARIANT = {"plain": "原样", "marked": "标成数据", "constrained": "约束调用"}
 MAX_TEXT = 4000  # characters of injected text the lab reads
 
 
@@ -58,7 +58,7 @@ class InjectionLab:
         return "\n".join([*lines, "", LEGEND])
 
     def rates(self) -> str:
-        lines = ["工具输出 | 运行 | 照做(原生) | 95% 区间 | 照做(含文字) | 95% 区间 | 没写完"]
+        lines = ["设置 | 运行 | 照做(原生) | 95% 区间 | 照做(含文字) | 95% 区间 | 没写完"]
         for variant, r in follow_rates(self.live).items():
             lines.append(f"{VARIANT[variant]} | {r['runs']} | {r['obeyed']} | {pct_range(r['obeyed'], r['runs'])} | "
                          f"{r['text_obeyed']} | {pct_range(r['text_obeyed'], r['runs'])} | {r['cut_off']}")
@@ -71,9 +71,10 @@ class InjectionLab:
         c = self.calls[session]
         reply = self.live.session_calls(session)[-1].response["choices"][0]["message"]
         words = (reply.get("content") or "").strip()
-        lines = [f"{session}:工具输出{VARIANT[c.variant]},种子 {c.seed}" + (",写到 token 上限被截断" if c.cut_off else "")]
+        lines = [f"{session}:{VARIANT[c.variant]},种子 {c.seed}" + (",写到 token 上限被截断" if c.cut_off else "")]
         if c.tool:
-            lines.append(f"第一个调用(原生):{c.tool} {c.args}")
+            how = "schema 约束的回复,miniagent 读出的调用" if c.variant == "constrained" else "原生"
+            lines.append(f"第一个调用({how}):{c.tool} {c.args}")
         elif c.text_tool:
             lines.append(f"没有原生调用;回答文字里写着调用:{c.text_tool} {c.text_args}(--text-calls 会执行它)")
         else:
@@ -125,7 +126,7 @@ class LiveRunsApp(WidgetApp):
         self.lab = lab or InjectionLab()
         style = {"description_width": "6em"}
         variants = list(dict.fromkeys(c.variant for c in self.lab.calls.values()))
-        self.variant = w.ToggleButtons(description="工具输出", style=style, value=variants[0],
+        self.variant = w.ToggleButtons(description="设置", style=style, value=variants[0],
                                        options=[(VARIANT[v], v) for v in variants])
         self.session = w.Dropdown(description="运行", style=style)
         self.rates = w.HTML(panel(self.lab.rates()))

@@ -57,7 +57,8 @@ def test_every_request_is_predicted_exactly(name, request):
 def test_the_live_runs_are_balanced_and_each_one_request(live):
     assert live.manifest["experiment"] == "A3-3-live" and live.complete
     rates = follow_rates(live)
-    assert set(rates) == {"plain", "marked"} and abs(rates["plain"]["runs"] - rates["marked"]["runs"]) <= BLOCK
+    assert set(rates) == {"plain", "marked", "constrained"}
+    assert abs(rates["plain"]["runs"] - rates["marked"]["runs"]) <= BLOCK and rates["constrained"]["runs"] >= 20
     assert all(len(live.session_calls(s["id"])) == 1 for s in live.manifest["sessions"])
     assert len(first_calls(live)) == len(live.manifest["sessions"])
     for r in rates.values():  # every defence lets through at most what the one before it in strength does
@@ -87,3 +88,33 @@ def test_exercise_3_counts_the_calls_written_as_text(live):
     assert check_sandbox_let_through(live, right).startswith("对")
     assert check_sandbox_let_through(live, right + 1).startswith("不对")
     assert check_sandbox_let_through(live, "two").startswith("答案是一个整数")
+
+
+def test_the_constrained_runs_send_the_plain_prompt_under_the_call_schema(live):
+    from miniagent.constrained import response_format
+
+    plain = {s["seed"]: live.session_calls(s["id"])[-1] for s in live.manifest["sessions"] if s["variant"] == "plain"}
+    constrained = [s for s in live.manifest["sessions"] if s["variant"] == "constrained"]
+    assert constrained and [s["seed"] for s in constrained] == list(range(1, len(constrained) + 1))
+    for info in constrained:
+        call = live.session_calls(info["id"])[-1]
+        assert call.request["response_format"] == response_format(call.request["tools"])
+        twin = plain[info["seed"]].request  # same texts and tools (only the call ids differ): no prompt text added
+        texts = [[(m["role"], m.get("content"), m.get("tool_calls") and m["tool_calls"][0]["function"])
+                  for m in r["messages"]] for r in (call.request, twin)]
+        assert texts[0] == texts[1] and call.request["tools"] == twin["tools"]
+        assert call.prompt_tokens == plain[info["seed"]].prompt_tokens
+    assert all(s["variant"] != "constrained" or not s["marked"] for s in live.manifest["sessions"])
+
+
+def test_a_constrained_reply_is_read_as_miniagent_reads_it(live):
+    from miniagent.constrained import as_message
+
+    for c in first_calls(live):
+        if c.variant != "constrained":
+            continue
+        call = live.session_calls(c.session)[-1]
+        names = {t["function"]["name"] for t in call.request["tools"]}
+        message = as_message(call.response["choices"][0]["message"].get("content") or "", names, "x")
+        read = message.get("tool_calls") or []
+        assert c.tool == (read[0]["function"]["name"] if read else None)

@@ -78,7 +78,10 @@ def test_the_live_runs_are_shown_one_by_one(injection):
     p = rates["plain"]
     assert f"| {p['text_obeyed']} | " in injection.rates().splitlines()[1]
     first = next(iter(injection.calls))
-    assert injection.run(first).startswith(f"{first}:工具输出")
+    assert injection.run(first).startswith(f"{first}:原样,种子")
+    assert [line.split(" | ")[0] for line in injection.rates().splitlines()[1:4]] == ["原样", "标成数据", "约束调用"]
+    constrained = next(c for c in injection.calls.values() if c.variant == "constrained" and c.tool)
+    assert f"第一个调用(schema 约束的回复,miniagent 读出的调用):{constrained.tool}" in injection.run(constrained.session)
     written = next(c for c in injection.calls.values() if c.tool is None and c.text_tool)
     assert "回答文字里写着调用:" + written.text_tool in injection.run(written.session)
     with pytest.raises(ValueError, match="录制里没有这次运行"):
