@@ -96,3 +96,18 @@ def cut_off(rec=None) -> dict[str, int]:
         if way in out and call.response["choices"][0].get("finish_reason") == "length":
             out[way] += 1
     return out
+
+
+def same_start(rec=None) -> dict[str, int]:
+    """Per seed, compare the first replies: ``text_same``, seeds where the text way's reply is auto's, word
+    for word (same request, same sampling); ``required_starts``, seeds where required's reply begins with
+    auto's whole reply; ``seeds``, seeds that hold all three."""
+    rec = rec or recording()
+    first = {}
+    for call in rec.calls:
+        way, seed = call.session.rsplit("-", 1)
+        first.setdefault((way, int(seed)), call.response["choices"][0]["message"].get("content") or "")
+    seeds = sorted({s for w, s in first if all((x, s) in first for x in ("auto", "required", "text"))})
+    return {"seeds": len(seeds),
+            "text_same": sum(first[("text", s)] == first[("auto", s)] for s in seeds),
+            "required_starts": sum(first[("required", s)].startswith(first[("auto", s)]) for s in seeds)}
