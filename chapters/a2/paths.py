@@ -17,6 +17,7 @@ RETRY_SCRIPT = A2_DATA / "retry" / "script.yml"           # A2·1: the scripted 
 TOOL_SETS_SCRIPT = A2_DATA / "tool-sets" / "script.yml"   # A2·2: the scripted sessions of the tool-set recording
 RETRY_RECORDING = RECORDINGS / "a2-1-retry-smollm2-llamacpp"
 FOUR_WAYS_RECORDING = RECORDINGS / "a2-ways-qwen2.5-coder-0.5b-llamacpp"  # A2·5: four ways to get a call, live model
+LOOP_RECORDING = RECORDINGS / "a2-loop-qwen2.5-coder-0.5b-llamacpp"  # A2·5: the loop, constrained, with and without the guard
 FOUR_WAYS_SUMMARY = A2_DATA / "four-ways.json"          # A2·5: the four ways counted (four_ways.py), for the map
 TOOL_SETS_RECORDING = RECORDINGS / "a2-2-tool-sets-smollm2-llamacpp"
 MCP_RECORDING = RECORDINGS / "a2-4-mcp-smollm2-llamacpp"      # A2·4: tools from the course MCP server
