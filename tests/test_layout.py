@@ -139,7 +139,7 @@ def test_old_names_are_small_and_run(command, capsys):
 
 def test_the_experiments_register_and_their_recordings_are_shipped():
     known = registry.experiments()
-    assert set(known) == {"a1", "a1-live", "a2-1", "a2-2", "a2-4", "a2-ways", "a3-2", "a3-3", "a3-3-live", "a4-1", "a4-2", "a4-3", "a5-1", "a5-1-triggers", "a5-2", "a5-3", "a5-4", "a6-1", "a6-2", "a6-3", "a6-4", "a6-r", "a7-1", "a7-2", "a7-3", "a7-4-parallel", "a7-4-review", "a7-4-review-live", "a8-3", "a8-3-waterfall", "a9"}
+    assert set(known) == {"a1", "a1-live", "a2-1", "a2-2", "a2-4", "a2-loop", "a2-ways", "a3-2", "a3-3", "a3-3-live", "a4-1", "a4-2", "a4-3", "a5-1", "a5-1-triggers", "a5-2", "a5-3", "a5-4", "a6-1", "a6-2", "a6-3", "a6-4", "a6-r", "a7-1", "a7-2", "a7-3", "a7-4-parallel", "a7-4-review", "a7-4-review-live", "a8-3", "a8-3-waterfall", "a9"}
     assert ALIASES == {"record_t10", "record_t11", "record_t12", "record_t13", "record_t14"}
     made_by = {}
     for exp in known.values():

@@ -16,6 +16,7 @@ were measured on a shared, loaded 2-core machine and are no timing result.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,6 +90,7 @@ def summary(path: Path) -> dict[str, dict]:
         requests = sum(r.requests for r in mine) or 1
         table[way] = {"runs": len(mine), "well_formed": sum(r.well_formed for r in mine),
                       "schema_valid": sum(r.schema_valid for r in mine), "right_tool": sum(r.right_tool for r in mine),
+                      "wrong_tool": sum(r.schema_valid and not r.right_tool for r in mine),
                       "requests": sum(r.requests for r in mine),
                       "prompt_tokens": sorted({r.prompt_tokens for r in mine}),
                       "completion_tokens_per_request": round(sum(r.completion_tokens for r in mine) / requests, 1),
@@ -111,13 +113,44 @@ def prompt_costs(path: Path) -> dict[str, int]:
             "schema_as_text": len(text_token_ids(renderer("live").tokenizer, schema_text))}
 
 
-def main() -> int:
-    """Print the table of the shipped recording: ``python -m chapters.a2.four_ways``."""
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95 % for z = 1.96) for k successes in n tries, as fractions: a few
+    runs say little, and the interval says how little."""
+    if n <= 0:
+        raise ValueError("wilson: no tries")
+    if not 0 <= k <= n:
+        raise ValueError(f"wilson: {k} successes in {n} tries")
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def measure(path: Path | None = None) -> dict:
+    """What ``data/a2/four-ways.json`` holds: per way the counts and their 95 % intervals (in percent,
+    rounded to one place), and the prompt costs; the evolution map reads it."""
     from chapters.a2.paths import FOUR_WAYS_RECORDING
 
-    for way, row in summary(FOUR_WAYS_RECORDING).items():
+    path = path or FOUR_WAYS_RECORDING
+    ways = summary(path)
+    for row in ways.values():
+        for count in ("well_formed", "schema_valid", "right_tool"):
+            low, high = wilson(row[count], row["runs"])
+            row[f"{count}_interval_percent"] = [round(100 * low, 1), round(100 * high, 1)]
+    return {"recording": path.name, "ways": ways, "prompt": prompt_costs(path)}
+
+
+def main() -> int:
+    """Print the table of the shipped recording and write ``data/a2/four-ways.json``:
+    ``python -m chapters.a2.four_ways``."""
+    from chapters.a2.paths import FOUR_WAYS_SUMMARY
+
+    data = measure()
+    for way, row in data["ways"].items():
         print(f"{way:9} {json.dumps(row)}")
-    print(f"prompt: {json.dumps(prompt_costs(FOUR_WAYS_RECORDING))}")
+    print(f"prompt: {json.dumps(data['prompt'])}")
+    FOUR_WAYS_SUMMARY.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {FOUR_WAYS_SUMMARY}")
     return 0
 
 

@@ -4,13 +4,14 @@ import json
 
 import pytest
 
-from chapters.a2 import outputs_and_edits, tool_blocks
-from chapters.a2.paths import OUTPUTS_EDITS, TOOL_BLOCKS
+from chapters.a2 import four_ways, outputs_and_edits, tool_blocks
+from chapters.a2.paths import FOUR_WAYS_SUMMARY, OUTPUTS_EDITS, TOOL_BLOCKS
 from prefixlab.presenting.evolution import MapError, evaluate, load_map, map_path
 
 
-@pytest.mark.parametrize("path, measure", [(TOOL_BLOCKS, tool_blocks.measure), (OUTPUTS_EDITS, outputs_and_edits.measure)],
-                         ids=["tool-blocks", "outputs-edits"])
+@pytest.mark.parametrize("path, measure", [(TOOL_BLOCKS, tool_blocks.measure), (OUTPUTS_EDITS, outputs_and_edits.measure),
+                                           (FOUR_WAYS_SUMMARY, four_ways.measure)],
+                         ids=["tool-blocks", "outputs-edits", "four-ways"])
 def test_the_data_file_is_current(path, measure):
     assert json.loads(path.read_text(encoding="utf-8")) == json.loads(json.dumps(measure())), \
         f"{path.name} is stale: run python -m {measure.__module__}"
@@ -60,3 +61,15 @@ def test_unknown_tool_set_and_model_are_refused():
         tool_blocks.tool_set("ten")
     with pytest.raises(ValueError, match="unknown model 'big'"):
         tool_blocks.renderer("big")
+
+
+@pytest.mark.parametrize("k, n, low, high", [(0, 5, 0.0, 0.434), (5, 5, 0.566, 1.0), (4, 5, 0.376, 0.964), (15, 30, 0.332, 0.668)])
+def test_wilson_interval(k, n, low, high):
+    got = four_ways.wilson(k, n)
+    assert got == pytest.approx((low, high), abs=1e-3)
+
+
+@pytest.mark.parametrize("k, n", [(1, 0), (-1, 5), (6, 5)])
+def test_wilson_refuses_impossible_counts(k, n):
+    with pytest.raises(ValueError):
+        four_ways.wilson(k, n)

@@ -70,3 +70,22 @@ def test_the_mcp_apps_follow_their_controls_and_show_bad_lists_as_messages():
     rec = RecordingApp()
     rec.session.value = "two-servers-changed"
     assert "| 745 | 745 |" in rec.out.value
+
+
+def test_the_ways_lab_shows_each_way_from_the_recording():
+    from chapters.a2.lab.ways import WaysApp, WaysLab
+    lab = WaysLab()
+    assert "没有(miniagent 平时的请求)" in lab.describe("auto", 1)
+    assert "tool_choice" in lab.describe("required", 1)
+    schema = lab.describe("schema", 1, show_schema=True)
+    assert "response_format" in schema and "final_answer" in schema and "格式合格" in schema
+    app = WaysApp(lab)
+    app.way.value = "text"
+    assert "正文解析" in app.panel.value
+
+
+@pytest.mark.parametrize("args, message", [(("json",), "方式只能是"), (("auto", 0), "录制里的种子"), (("auto", True), "录制里的种子")])
+def test_the_ways_lab_refuses_bad_settings_in_chinese(args, message):
+    from chapters.a2.lab.ways import WaysLab
+    with pytest.raises(ValueError, match=message):
+        WaysLab().describe(*args)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chapters.a2.exercises import a2_1, a2_2, a2_3
+from chapters.a2.exercises import a2_1, a2_2, a2_3, a2_5
 from chapters.a2.figures import shapes
 from chapters.a2.figures.tool_sets import projection
 from miniagent.paging import PAGE_CHARS, PAGE_LINES
@@ -71,6 +71,8 @@ ANSWERS = {
     "a2-3-big-outputs-and-edits.ipynb": [
         ("check_pages_to_line", a2_3.check_pages_to_line, pages_to_needle_from_data(), 0),
         ("check_pages_tokens", a2_3.check_pages_tokens, a2_3.pages_tokens(), 0.1)],
+    "a2-5-constrained-calls.ipynb": [
+        ("check_second_read", a2_5.check_second_read, a2_5.second_read()[0], 0)],
 }
 
 
@@ -94,3 +96,19 @@ def test_nothing_before_an_exercise_prints_its_answer(page):
             assert f"{answer:.4f}" not in seen, (page, name)
         elif answer >= 100:
             assert f"{answer:,}" not in seen and str(answer) not in seen, (page, name)
+
+
+@pytest.mark.parametrize("check, right, wrong", [
+    (a2_5.check_required_prose, "c", ("a", "b")),
+    (a2_5.check_final_answer, "keeps_calling", ("answers",)),
+])
+def test_a2_5_choice_checkers(check, right, wrong):
+    assert check(right).startswith("对")
+    for answer in wrong:
+        assert check(answer).startswith("不对")
+    assert "再运行" in check(None) and "再运行" in check(True)
+
+
+def test_a2_5_second_read_is_predicted():
+    measured, predicted = a2_5.second_read()
+    assert measured == predicted > 0
