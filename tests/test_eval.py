@@ -12,7 +12,6 @@ import time
 
 import pytest
 from fake_server import FakeChatServer, completion
-from fault_server import HANG
 
 from prefixlab.eval import cli, harness
 from prefixlab.eval.harness import EvalRecorder, read_results, run_check

@@ -41,7 +41,7 @@ from miniagent.call_retry import run_with_retry
 from miniagent.constrained import ConstrainedModel
 from miniagent.loop import Limits, run_task
 from miniagent.memory import MemoryStore
-from miniagent.model import ModelError, ModelReply
+from miniagent.model import ModelReply
 from miniagent.modes import for_mode
 from miniagent.prompt import BASE_PROMPT
 from miniagent.session import Session

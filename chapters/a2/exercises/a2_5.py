@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from chapters.a2.figures.ways import recording
 from prefixlab.cache import calculator
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 REQUIRED_CHOICES = ("a", "b", "c")
 
@@ -35,7 +35,7 @@ def second_read() -> tuple[int, int]:
 
 def check_second_read(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     measured, predicted = second_read()
     if guess != measured:
         return (f"不对,{more_or_less(guess, measured)}。第二个请求的 prompt 和第一个一字不差(两种方式只差在"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from chapters.a2.four_ways import WAYS, measure
+from chapters.a2.four_ways import WAYS
 from chapters.a2.paths import FOUR_WAYS_RECORDING
 from prefixlab.cache import calculator
 from prefixlab.recording.format import load

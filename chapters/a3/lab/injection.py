@@ -12,8 +12,7 @@ live runs are read from the shipped recording (the model's calls were never exec
 """
 from __future__ import annotations
 
-from chapters.a3.injection import (DEFENCES, SHORT, defence_table, first_calls, follow_rates, obedient_calls,
-                                   verdict, wilson)
+from chapters.a3.injection import (DEFENCES, SHORT, defence_table, first_calls, follow_rates, verdict, wilson)
 from prefixlab.presenting.lab.app import WidgetApp, error_html, panel
 
 # Texts to start from: the lesson's file and the three things its lab cell asks to try.

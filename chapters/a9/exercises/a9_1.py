@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prefixlab.eval.harness import file_hashes, run_check, verdict
 from prefixlab.eval.tasks import load_tasks
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ASK, ask, is_int, more_or_less
 
 from chapters.a9.figures import task_set
 from chapters.a9.paths import TASKS
@@ -68,7 +68,7 @@ def passes() -> int:
 
 def check_passes(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = passes()
     if guess != answer:
         return f"不对,{more_or_less(guess, answer)}。数 results.jsonl 里 design 是 {EXERCISE_DESIGN}、passed 是 true 的行。"

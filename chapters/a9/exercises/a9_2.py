@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from prefixlab.eval import stats
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a9.figures import passrate
 
@@ -40,7 +40,7 @@ def sweep_range() -> int:
 
 def check_runs_for_rare(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = runs_for_rare()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。0 次通过时 Wilson 区间的上端是 z²/(n+z²)(z = 1.96);"
@@ -51,7 +51,7 @@ def check_runs_for_rare(guess) -> str:
 
 def check_sweep_range(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = sweep_range()
     if guess != answer:
         return (f"不对,{more_or_less(guess, answer)}。用 passrate.seed_rates(\"{sweep_design()}\") 取出每个种子那一遍的"

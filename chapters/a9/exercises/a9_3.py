@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from prefixlab.eval import stats
-from prefixlab.presenting.answers import ASK, is_int, more_or_less
+from prefixlab.presenting.answers import ask, is_int, more_or_less
 
 from chapters.a9.figures import passrate, price
 
@@ -32,7 +32,7 @@ def reads_per_run() -> int:
 
 def check_tokens_at_best(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = tokens_at_best()
     if abs(guess - answer) > 1:
         return (f"不对,{more_or_less(guess, answer)}。每个解决的任务 = 每次运行的输入 token / 通过率;通过率取"
@@ -44,7 +44,7 @@ def check_tokens_at_best(guess) -> str:
 
 def check_reads_per_run(guess) -> str:
     if not is_int(guess):
-        return ASK
+        return ask(guess)
     answer = reads_per_run()
     if abs(guess - answer) > 1:
         return (f"不对,{more_or_less(guess, answer)}。price.get(\"{best_design()}\", \"kimi\") 的 read_tokens 是全部运行"

@@ -10,7 +10,6 @@ The folder is the shipped evaluation by default, or any folder ``python -m prefi
 """
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -7,8 +7,7 @@ import shutil
 
 import pytest
 
-from prefixlab.eval import rows, stats
-from prefixlab.presenting import cost
+from prefixlab.eval import stats
 from prefixlab.paths import RECORDINGS
 from prefixlab.presenting.answers import ASK
 from prefixlab.presenting.bill import bill_session

@@ -1,7 +1,6 @@
 """Chapter A9's pages on the shipped evaluation: every checker accepts its answer and hints without it; no
 text a page (or a page before it) prints gives an answer away; the oracle passes every task; every result
 row's tokens are its session file's bill; the price per solved task is undefined exactly when nothing passed."""
-import json
 import re
 from pathlib import Path
 
