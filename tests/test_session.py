@@ -182,6 +182,8 @@ def test_other_fields_the_agent_reads_are_checked_on_load(tmp_path, entry, probl
 # JSON-lines data files that are not sessions, each with what it is instead.
 NOT_SESSIONS = {
     "data/a2/call-shapes/rows.jsonl": "the live model's replies of A2·1, one per line (chapters/a2/experiments/call_shapes.py)",
+    "data/recordings/a9-eval-qwen2.5-coder-0.5b-llamacpp/results.jsonl":
+        "A9's result rows, one per run (prefixlab/eval/rows.py checks them; data/recordings/FORMAT.md)",
 }
 
 
