@@ -41,15 +41,16 @@ from miniagent.call_retry import run_with_retry
 from miniagent.constrained import ConstrainedModel
 from miniagent.loop import Limits, run_task
 from miniagent.memory import MemoryStore
-from miniagent.model import ModelReply
 from miniagent.modes import for_mode
 from miniagent.prompt import BASE_PROMPT
 from miniagent.session import Session
 from miniagent.text_calls import TextCalls
-from miniagent.tools import Toolbox, Workspace
+from miniagent.confined import ConfinedWorkspace
+from miniagent.tools import Toolbox
 
 from prefixlab.recording.chat_client import RecordingChatModel, RequestRefused, RequestUnanswered
-from prefixlab.recording.format import is_request, write_manifest
+from prefixlab.recording.format import is_request
+from prefixlab.recording.live import Sampled, continue_recording
 from prefixlab.recording.recorder import Recorder
 
 from .oracle import OracleModel
@@ -162,18 +163,6 @@ def usage_sums(calls: list[dict]) -> dict:
     return {"prompt_tokens": prompt, "cached_tokens": cached, "completion_tokens": completion}
 
 
-class Sampled:
-    """The live model with the run's sampling (temperature, seed, max_tokens); keeps each send time."""
-
-    def __init__(self, model, clock, **params):
-        self.model, self.clock, self.params = model, clock, params
-        self.sent_at: list[float] = []
-
-    def complete(self, messages, tools=None, **params) -> ModelReply:
-        self.sent_at.append(self.clock())
-        return self.model.complete(messages, tools, **{**self.params, **params})
-
-
 def plan(tasks: list[str], designs: list[str], seeds: int) -> list[tuple[str, str, int]]:
     """Every (task, design, seed) in running order: first the oracle, once per task (it is deterministic,
     seed 1; if it fails a task, nothing after it means much), then seed by seed, every task, every design."""
@@ -246,21 +235,9 @@ class EvalRecorder(Recorder):
         if (manifest["plan"]["tasks"], manifest["plan"]["designs"]) != (mine["tasks"], mine["designs"]):
             raise SystemExit(f"{out} evaluates other tasks or designs ({', '.join(manifest['plan']['designs'])}); "
                              "resume it with the same --tasks and --designs, or start a new folder")
-        known = {info["file"] for info in manifest["sessions"]}
-        for path in out.glob("*.jsonl"):
-            if path.name not in known and path.name != "results.jsonl":
-                path.rename(path.with_suffix(".jsonl.unfinished"))
-        manifest.pop("error", None)
-        manifest["status"] = "recording"
         if seeds is not None and seeds > manifest["plan"]["seeds"]:
             manifest["plan"]["seeds"] = seeds
-        last = max((item["t"] for item in manifest["order"]), default=0.0)
-        self.manifest = {**manifest, "provenance": {**manifest["provenance"],
-                                                    "agent": self.manifest["provenance"]["agent"]}}
-        self.epoch = max((item["epoch"] for item in manifest["order"]), default=-1) + 1
-        clock = self.clock
-        self.clock = lambda: round(last + 1 + clock(), 3)
-        write_manifest(out, self.manifest)
+        continue_recording(self, out, manifest, not_sessions={"results.jsonl"})
 
     def record(self, chunks: list[int] | None = None, minutes: float | None = None, progress=None) -> dict:
         """The next runs of the plan that have no row yet: ``chunks`` (runs per epoch: the replay), or as
@@ -305,7 +282,7 @@ class EvalRecorder(Recorder):
     def _run(self, task_id: str, design: str, seed: int, root: Path) -> dict:
         task = self.tasks[task_id]
         name = run_id(task_id, design, seed)
-        workspace = Workspace(task.make_workspace(root / "repo"))
+        workspace = ConfinedWorkspace(task.make_workspace(root / "repo"))
         memory = MemoryStore(root / "home" / "MEMORY.md")
         before = file_hashes(workspace.root, task.protected)
         if design == "oracle":

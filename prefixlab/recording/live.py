@@ -45,6 +45,40 @@ def live_provenance(server, command: str) -> dict:
     }
 
 
+class Sampled:
+    """The live model with a run's sampling (temperature, seed, max_tokens); notes each send time
+    (the recording's order)."""
+
+    def __init__(self, model, clock, **params):
+        self.model, self.clock, self.params = model, clock, params
+        self.sent_at: list[float] = []
+
+    def complete(self, messages, tools=None, **params):
+        self.sent_at.append(self.clock())
+        return self.model.complete(messages, tools, **{**self.params, **params})
+
+
+def continue_recording(recorder, out: Path, manifest: dict, not_sessions: set[str] = frozenset()) -> None:
+    """Go on with ``recorder`` where the recording in ``out`` (its ``manifest``) stopped: session files
+    of a run that did not finish (not in the manifest) are set aside, a new epoch starts, and the clock
+    continues after the last recorded request. ``not_sessions``: other .jsonl files of the folder."""
+    from .format import write_manifest
+
+    known = {info["file"] for info in manifest["sessions"]}
+    for path in out.glob("*.jsonl"):
+        if path.name not in known and path.name not in not_sessions:
+            path.rename(path.with_suffix(".jsonl.unfinished"))
+    manifest.pop("error", None)
+    manifest["status"] = "recording"
+    last = max((item["t"] for item in manifest["order"]), default=0.0)
+    recorder.manifest = {**manifest, "provenance": {**manifest["provenance"],
+                                                    "agent": recorder.manifest["provenance"]["agent"]}}
+    recorder.epoch = max((item["epoch"] for item in manifest["order"]), default=-1) + 1
+    clock = recorder.clock
+    recorder.clock = lambda: round(last + 1 + clock(), 3)
+    write_manifest(out, recorder.manifest)
+
+
 class ChunkedLiveRecorder:
     """What a long series recorded with the live model shares: run it in chunks, resume it later.
 
@@ -91,24 +125,10 @@ class ChunkedLiveRecorder:
     def resume(self, out: Path) -> None:
         """Continue the recording in ``out``: its manifest, a new epoch, the clock after its last request.
         Session files of a run that did not finish (not in the manifest) are set aside."""
-        from .format import write_manifest
-
         manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
         if manifest.get("experiment") != self.experiment:
             raise SystemExit(f"{out} is not an {self.experiment} recording")
-        known = {info["file"] for info in manifest["sessions"]}
-        for path in out.glob("*.jsonl"):
-            if path.name not in known:
-                path.rename(path.with_suffix(".jsonl.unfinished"))
-        manifest.pop("error", None)
-        manifest["status"] = "recording"
-        last = max((item["t"] for item in manifest["order"]), default=0.0)
-        self.manifest = {**manifest, "provenance": {**manifest["provenance"],
-                                                    "agent": self.manifest["provenance"]["agent"]}}
-        self.epoch = max((item["epoch"] for item in manifest["order"]), default=-1) + 1
-        clock = self.clock
-        self.clock = lambda: round(last + 1 + clock(), 3)
-        write_manifest(out, self.manifest)
+        continue_recording(self, out, manifest)
 
     @classmethod
     def main(cls, argv: list[str] | None = None, prog: str | None = None) -> int:

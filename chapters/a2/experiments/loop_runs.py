@@ -22,14 +22,13 @@ from __future__ import annotations
 from miniagent.constrained import ConstrainedModel
 from miniagent.loop import Limits, run_task
 from miniagent.loop_guard import GuardedLimits, LoopGuard
-from miniagent.model import ModelReply
 from miniagent.modes import for_mode
 from miniagent.prompt import BASE_PROMPT, read_agents_md
 from miniagent.session import Session
 from miniagent.tools import Toolbox
 
 from prefixlab.paths import TOY_REPO
-from prefixlab.recording.live import ChunkedLiveRecorder
+from prefixlab.recording.live import ChunkedLiveRecorder, Sampled
 from prefixlab.recording.recorder import Recorder
 from prefixlab.recording.repository import Repository
 
@@ -42,18 +41,6 @@ MAX_ROUNDS = 8
 PATIENCE = 3
 TEMPERATURE = 0.7
 MAX_TOKENS = 128
-
-
-class Sampled:
-    """The model with this run's sampling parameters, each send time noted (the recording's order)."""
-
-    def __init__(self, model, clock, **params):
-        self.model, self.clock, self.params = model, clock, params
-        self.sent_at: list[float] = []
-
-    def complete(self, messages, tools=None, **params) -> ModelReply:
-        self.sent_at.append(self.clock())
-        return self.model.complete(messages, tools, **{**self.params, **params})
 
 
 def session_id(seed: int, variant: str) -> str:

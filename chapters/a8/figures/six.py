@@ -8,7 +8,6 @@ requests under each provider's cache rule (``prefixlab/cache/rules/``), priced a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import plotly.graph_objects as go
@@ -16,27 +15,12 @@ import plotly.graph_objects as go
 from prefixlab.cache import calculator, pricing, rules
 from prefixlab.paths import RECORDINGS
 from prefixlab.presenting import bill
+# The six ways to bill, one list for the book: A9·3 prices a solved task with the same six.
+from prefixlab.presenting.cost import PROVIDERS, Provider
 from prefixlab.recording.format import Recording, load
 
 NAME = "a5-1-triggers-smollm2-llamacpp"
 SESSION = "reserve"
-
-
-@dataclass(frozen=True)
-class Provider:
-    rule: str          # the cache rule (a key of prefixlab.cache.rules.RULES)
-    label: str         # how the page names it
-    model: str | None  # the priced model (None: the local server, not priced)
-
-
-PROVIDERS = (
-    Provider("llamacpp", "llama.cpp(实测)", None),
-    Provider("anthropic", "Anthropic", "claude-sonnet-5-5"),
-    Provider("openai", "OpenAI", "gpt-5-5"),
-    Provider("deepseek", "DeepSeek", "deepseek-v4-flash"),
-    Provider("kimi", "Kimi", "kimi-k3-1-pro"),
-    Provider("qwen", "Qwen 百炼", "qwen3-max"),
-)
 
 
 @lru_cache(maxsize=1)
