@@ -170,7 +170,9 @@ class LimitsRecorder(DelegationRecorder):
         s = self.script
         reads = s["reads"]
         wander = reads + [{"tool": "list_files", "args": {"path": "plugins"}}] + reads[:5]
-        clear = [{"tool": "read_file", "args": {"path": f"plugins/{name}"}} for name in s["clear_reads"]]
+        # the clear brief names no file: the child searches, then reads what the search returned
+        clear = [{"tool": "run_command", "args": {"command": s["clear_search"]}}] + [
+            {"tool": "read_file", "args": {"path": f"plugins/{name}"}} for name in s["clear_reads"]]
         for variant in self.on_fresh_servers():
             brief = s["clear_brief"] if variant == "clear" else s["vague_brief"]
             turns = clear + [{"answer": s["report"]}] if variant == "clear" else wander + [{"answer": s["report"]}]
