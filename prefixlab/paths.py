@@ -21,6 +21,7 @@ TOKENIZER_CORPUS = DATA / "tokenizers" / "corpus"                         # case
 CHAT_TEMPLATE = DATA / "templates" / "qwen3-chat-template.jinja"          # what the course server renders with
 
 PRICES = DATA / "prices"                         # <provider>.yml price tables
+PRICES_SCHEMA = PRICES / "schema.json"           # what a price table may hold (price_table.py)
 CITATIONS = DATA / "citations.yml"
 CITATIONS_SCHEMA = DATA / "citations.schema.json"
 AGENT_PICTURE = DATA / "agent-picture.yml"      # one round of the agent, lesson by lesson (presenting.agent_picture)
