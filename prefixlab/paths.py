@@ -14,6 +14,7 @@ CHAPTERS = REPO_ROOT / "chapters"               # one package per chapter: its e
 
 RECORDINGS = DATA / "recordings"                 # one directory per recording (manifest.json + sessions)
 RECORDING_SCHEMA = RECORDINGS / "schema.json"    # what manifest.json must look like
+RECORDING_ENTRY_SCHEMA = RECORDINGS / "entry.schema.json"  # what a request entry of a session file must hold
 TOY_REPO = DATA / "toy-repo"                     # the small repository the experiments' sessions work on
 
 TOKENIZER = DATA / "tokenizers" / "smollm2-135m-instruct.tokenizer.json"  # derived from the GGUF
