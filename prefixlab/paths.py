@@ -14,6 +14,7 @@ CHAPTERS = REPO_ROOT / "chapters"               # one package per chapter: its e
 
 RECORDINGS = DATA / "recordings"                 # one directory per recording (manifest.json + sessions)
 RECORDING_SCHEMA = RECORDINGS / "schema.json"    # what manifest.json must look like
+RECORDING_ENTRY_SCHEMA = RECORDINGS / "entry.schema.json"  # what a request entry of a session file must hold
 TOY_REPO = DATA / "toy-repo"                     # the small repository the experiments' sessions work on
 
 TOKENIZER = DATA / "tokenizers" / "smollm2-135m-instruct.tokenizer.json"  # derived from the GGUF
@@ -21,6 +22,7 @@ TOKENIZER_CORPUS = DATA / "tokenizers" / "corpus"                         # case
 CHAT_TEMPLATE = DATA / "templates" / "qwen3-chat-template.jinja"          # what the course server renders with
 
 PRICES = DATA / "prices"                         # <provider>.yml price tables
+PRICES_SCHEMA = PRICES / "schema.json"           # what a price table may hold (price_table.py)
 CITATIONS = DATA / "citations.yml"
 CITATIONS_SCHEMA = DATA / "citations.schema.json"
 AGENT_PICTURE = DATA / "agent-picture.yml"      # one round of the agent, lesson by lesson (presenting.agent_picture)

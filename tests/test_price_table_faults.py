@@ -132,3 +132,30 @@ def test_every_shipped_table_passes_and_names_are_whole():
             assert pricing.model_price(model).base_input > 0
     # a comma in an unquoted flow-style value once cut this name in two
     assert pricing.model_price("claude-haiku-5-5").name == "Claude Haiku 5.5 (prompts up to 100,000 tokens)"
+
+
+def test_the_schema_is_a_valid_json_schema():
+    import json
+
+    import jsonschema
+
+    from prefixlab.paths import PRICES_SCHEMA
+    jsonschema.Draft202012Validator.check_schema(json.loads(PRICES_SCHEMA.read_text(encoding="utf-8")))
+
+
+def test_a_date_that_is_not_a_date(prices):
+    edit(prices, "openai", lambda t: t["source"].__setitem__("taken", "last week"))
+    refused("gpt-5-4", "openai.yml", "field source.taken should be a date (YYYY-MM-DD)", "'last week'")
+
+
+def test_breakpoint_caching_needs_a_write_price(prices):
+    edit(prices, "openai", lambda t: t["models"]["gpt-6-2-sol"].pop("cache_write"))
+    refused("gpt-6-2-sol", "model gpt-6-2-sol", "field cache_write is missing", "bills its writes")
+
+
+def test_a_misspelled_multiplier_and_a_file_that_is_no_table(prices):
+    edit(prices, "anthropic", lambda t: t["models"]["claude-opus-5"].__setitem__("multipliers", {"reed": 0.1}))
+    refused("claude-opus-5", "model claude-opus-5", "unknown field 'multipliers.reed'")
+    clear_caches()
+    (prices / "openai.yml").write_text("- just\n- a list\n", encoding="utf-8")
+    refused("gpt-5-4", "openai.yml is not a price table (needs 'source' and 'models')")

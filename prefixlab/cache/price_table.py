@@ -3,41 +3,88 @@
 A price table is edited by hand when prices change, so a typo must never turn into a silently
 wrong cost: a price that is not a number, zero, negative, NaN or infinite, YAML that does not
 parse, a missing or misspelled field -- each is refused on load with one message naming the file,
-the model and the field. ``anthropic-minimums.yml`` (minimum cacheable prompt lengths) is checked
-the same way.
+the model and the field. What a table may hold is written once, as a JSON Schema
+(``data/prices/schema.json``); this module validates against it and words the first error.
+``anthropic-minimums.yml`` (minimum cacheable prompt lengths) is checked the same way.
 """
 from __future__ import annotations
 
+import json
 import math
-from datetime import date
+from functools import lru_cache
 from pathlib import Path
 
+import jsonschema
 import yaml
+
+from prefixlab.paths import PRICES_SCHEMA
 
 
 class PriceTableError(ValueError):
     """A price table that cannot be used; the message names the file, the model and the field."""
 
 
-# The fields a row may have. Prices are USD per million tokens; the rest is documentation.
-_DOCS = {"name", "status", "released", "retired_on", "retirement_not_before", "tentative_retirement",
-         "shutdown_date", "replacement", "api_id", "aliases", "snapshots", "source", "source_quality",
-         "status_source", "note", "listed", "listed_rounded", "output_third_party"}
-FIELDS = {
-    "anthropic": {"base_input", "output", "multipliers", "long_context"} | _DOCS,
-    "openai": {"input", "cached_input", "cache_write", "cache_write_12h", "output", "cache_scheme",
-               "long_context"} | _DOCS,
-    # providers priced as input / cached_input (a hit) / cache_write (a billed write) / output
-    "deepseek": {"input", "cached_input", "output"} | _DOCS,
-    "kimi": {"input", "cached_input", "cache_write", "cache_write_1h", "output"} | _DOCS,
-    "qwen": {"input", "cached_input", "explicit_cached_input", "cache_write", "output"} | _DOCS,
-}
-LONG_CONTEXT = {
-    "anthropic": ({"above_prompt_tokens", "base_input", "write_5m", "write_1h", "read"}, {"output"}),
-    "openai": ({"above_input_tokens", "input", "cached_input"}, {"cache_write", "output"}),
-}
-MULTIPLIERS = ("uncached", "write_5m", "write_1h", "read")
-SCHEMES = ("classic", "breakpoints")
+def _finite(validator, wanted, instance, schema):
+    # JSON Schema has no "finite": NaN passes exclusiveMinimum (every comparison with NaN is false)
+    # and so does infinity, and YAML writes both (.nan, .inf).
+    if wanted and isinstance(instance, float) and not math.isfinite(instance):
+        yield jsonschema.ValidationError(f"{instance!r} is not finite")
+
+
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"finite": _finite})
+
+
+@lru_cache(maxsize=None)
+def _validator(definition: str):
+    schema = json.loads(PRICES_SCHEMA.read_text(encoding="utf-8"))
+    return _Validator(dict(schema, **{"$ref": f"#/$defs/{definition}"}), format_checker=_Validator.FORMAT_CHECKER)
+
+
+@lru_cache(maxsize=None)
+def _doc_fields() -> frozenset[str]:
+    """The fields any row may carry besides its prices (name, ids, notes): never "unknown"."""
+    schema = json.loads(PRICES_SCHEMA.read_text(encoding="utf-8"))
+    return frozenset(schema["$defs"]["row_docs"]["properties"])
+
+
+def _json_type(value) -> str:
+    names = {dict: "mapping", list: "list", str: "text", bool: "true/false", type(None): "nothing"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _words(err: jsonschema.ValidationError, path: Path, where_of) -> str:
+    """One line for the schema's error: the file, the model (or table), the field, what was wrong."""
+    where, field = where_of([str(part) for part in err.absolute_path])
+    what = f"field {field}" if field else "the row" if where != str(path) else "the file"
+    should = err.schema.get("should", "valid")
+    if not err.absolute_path and err.validator in ("required", "type") and "needs" in should:
+        return f"{path} is not {should}"
+    if err.validator == "required":
+        missing = [name for name in err.validator_value if name not in err.instance][0]
+        why = f" ({err.schema['why']})" if "why" in err.schema else ""
+        return f"{where}: field {field + '.' if field else ''}{missing} is missing{why}"
+    if err.validator in ("additionalProperties", "unevaluatedProperties"):
+        known = list(err.schema.get("properties", {}))
+        unknown = sorted(str(k) for k in err.instance if k not in known and k not in _doc_fields())[0]
+        name = f"{field}.{unknown}" if field else unknown
+        return (f"{where}: unknown field {name!r} (a misspelling, or an unquoted comma in a value; "
+                f"known fields: {', '.join(sorted(known))}, ...)")
+    if err.validator == "type" and err.instance is None:
+        return f"{where}: {what} is missing"
+    if err.validator in ("exclusiveMinimum", "finite") and "kind" in err.schema:
+        return f"{where}: {what} should be a positive, finite {err.schema['kind']}, got {err.instance!r}"
+    if err.validator == "minProperties":
+        return f"{where}: {what} is empty"
+    if err.validator == "enum":
+        return f"{where}: {what} should be one of {', '.join(map(str, err.validator_value))}, got {err.instance!r}"
+    got = _json_type(err.instance) if isinstance(err.instance, (dict, list)) else repr(err.instance)
+    return f"{where}: {what} should be {should}, got {got}"
+
+
+def _first_error(document, definition: str):
+    # sorted by where it is, so the same table always gives the same message
+    errors = _validator(definition).iter_errors(document)
+    return min(errors, key=lambda e: [str(p) for p in e.absolute_path], default=None)
 
 
 def read_yaml(path: Path):
@@ -67,116 +114,31 @@ def read_table(path: Path, provider: str) -> dict:
     return table
 
 
-def _positive(value, what: str, where: str, kind: str = "price in USD per MTok") -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise PriceTableError(f"{where}: field {what} should be a number ({kind}), got {value!r}")
-    if not math.isfinite(value) or value <= 0:
-        raise PriceTableError(f"{where}: field {what} should be a positive, finite {kind}, got {value!r}")
-
-
-def _whole(value, what: str, where: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise PriceTableError(f"{where}: field {what} should be a positive whole number of tokens, got {value!r}")
-
-
-def _mapping(value, what: str, where: str) -> dict:
-    if not isinstance(value, dict):
-        raise PriceTableError(f"{where}: field {what} should be a mapping, got {type(value).__name__}")
-    return value
-
-
-def _require(row: dict, names, where: str, prefix: str = "") -> None:
-    for name in names:
-        if row.get(name) is None:
-            raise PriceTableError(f"{where}: field {prefix}{name} is missing")
-
-
 def check_table(table, path: Path, provider: str) -> None:
     """Refuse a table with a field pricing would misread; see the module docstring."""
-    if not isinstance(table, dict) or "models" not in table or "source" not in table:
-        raise PriceTableError(f"{path} is not a price table (needs 'source' and 'models')")
-    source = _mapping(table["source"], "source", str(path))
-    _require(source, ("url", "taken"), str(path), "source.")
-    try:
-        date.fromisoformat(str(source["taken"]))
-    except ValueError:
-        raise PriceTableError(f"{path}: field source.taken should be a date (YYYY-MM-DD), "
-                              f"got {source['taken']!r}") from None
-    if provider == "anthropic":
-        multipliers = _mapping(table.get("multipliers"), "multipliers", str(path))
-        for term in MULTIPLIERS:
-            _require(multipliers, (term,), str(path), "multipliers.")
-            _positive(multipliers[term], f"multipliers.{term}", str(path), "multiplier")
-    models = _mapping(table["models"], "models", str(path))
-    if not models:
-        raise PriceTableError(f"{path}: field models is empty")
-    for key, row in models.items():
-        check_row(key, row, f"{path}: model {key}", provider)
-    for section in ("unverified_models", "incomplete_models"):  # listed by name only, never priced
-        _mapping(table.get(section) or {}, section, str(path))
+    def where_of(parts):
+        if parts[:1] == ["models"] and len(parts) > 1:
+            return f"{path}: model {parts[1]}", ".".join(parts[2:])
+        return str(path), ".".join(parts)
 
-
-def check_row(key: str, row, where: str, provider: str) -> None:
-    """One model's row: the prices it needs, each a positive finite number, and no unknown field."""
-    row = _mapping(row, "(the row)", where)
-    unknown = sorted(str(k) for k in row if k not in FIELDS[provider])
-    if unknown:
-        raise PriceTableError(f"{where}: unknown field {unknown[0]!r} (a misspelling, or an unquoted comma "
-                              f"in a value; known fields: {', '.join(sorted(FIELDS[provider] - _DOCS))}, ...)")
-    if not isinstance(row.get("name"), str):
-        raise PriceTableError(f"{where}: field name should be the model's name, got {row.get('name')!r}")
-    for field in ("aliases", "snapshots"):
-        if not isinstance(row.get(field) or [], list):
-            raise PriceTableError(f"{where}: field {field} should be a list of model ids, got {row[field]!r}")
-    if provider == "anthropic":
-        _require(row, ("base_input",), where)
-        prices = ["base_input", "output"]
-        for term, value in _mapping(row.get("multipliers") or {}, "multipliers", where).items():
-            if term not in MULTIPLIERS:
-                raise PriceTableError(f"{where}: field multipliers.{term}: unknown term "
-                                      f"(known: {', '.join(MULTIPLIERS)})")
-            _positive(value, f"multipliers.{term}", where, "multiplier")
-    elif provider != "openai":
-        _require(row, ("input", "cached_input"), where)
-        prices = sorted(FIELDS[provider] - _DOCS)
-    else:
-        _require(row, ("input", "cached_input"), where)
-        prices = ["input", "cached_input", "cache_write", "cache_write_12h", "output"]
-        scheme = row.get("cache_scheme", "classic")
-        if scheme not in SCHEMES:
-            raise PriceTableError(f"{where}: field cache_scheme should be one of {', '.join(SCHEMES)}, got {scheme!r}")
-        if scheme == "breakpoints" and row.get("cache_write") is None:
-            raise PriceTableError(f"{where}: field cache_write is missing (a model with breakpoint caching "
-                                  "bills its writes)")
-    for field in prices:
-        if row.get(field) is not None:  # output may be null: not recorded
-            _positive(row[field], field, where)
-    if row.get("long_context") is not None:
-        lc = _mapping(row["long_context"], "long_context", where)
-        needed, optional = LONG_CONTEXT[provider]
-        _require(lc, sorted(needed), where, "long_context.")
-        for field, value in lc.items():
-            if field not in needed | optional:
-                raise PriceTableError(f"{where}: unknown field long_context.{field}")
-            if field.startswith("above_"):
-                _whole(value, f"long_context.{field}", where)
-            elif value is not None:
-                _positive(value, f"long_context.{field}", where)
+    if (err := _first_error(table, provider)) is not None:
+        raise PriceTableError(_words(err, path, where_of))
 
 
 def read_minimums(path: Path) -> dict[str, dict[str, int]]:
     """Anthropic's minimum cacheable prompt length per model, per dated table (newest first)."""
     doc = read_yaml(path)
-    if not isinstance(doc, dict) or not isinstance(doc.get("tables"), dict) or not doc["tables"]:
-        raise PriceTableError(f"{path}: needs 'tables', a mapping of dated tables")
-    out = {}
-    for date_, table in doc["tables"].items():
-        where = f"{path}: table {date_}"
-        models = _mapping(_mapping(table, "(the table)", where).get("models") or {}, "models", where)
-        for model, tokens in models.items():
-            _whole(tokens, "minimum", f"{where}: model {model}")
-        if models:
-            out[str(date_)] = dict(models)
+
+    def where_of(parts):
+        if len(parts) >= 4 and parts[2] == "models":
+            return f"{path}: table {parts[1]}: model {parts[3]}", "minimum"
+        if len(parts) >= 2:
+            return f"{path}: table {parts[1]}", ".".join(parts[2:])
+        return str(path), ".".join(parts)
+
+    if (err := _first_error(doc, "minimums")) is not None:
+        raise PriceTableError(_words(err, path, where_of))
+    out = {str(date_): dict(table["models"]) for date_, table in doc["tables"].items() if table.get("models")}
     if not out:
         raise PriceTableError(f"{path}: no table lists any model")
     return out

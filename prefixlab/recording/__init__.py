@@ -1,6 +1,7 @@
 """Recording: what was sent to a real server, what it answered, in which order.
 
 ``format``              the recording directory: manifest + session files, ``load`` with validation
+``entries``             one request entry checked against ``data/recordings/entry.schema.json``
 ``recorder``            the experiment-neutral Recorder, a recording's provenance, launching the server
 ``repository``          the repository an experiment works on: the toy repository plus overlays
 ``policy``              the scripted policy: real requests, assistant turns from an experiment's script

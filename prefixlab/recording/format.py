@@ -17,7 +17,8 @@ that talks to it. ``manifest.json`` is validated against ``data/recordings/schem
 then every field the code reads and the schema leaves open (the chat template's text, the
 tokenizer's path, the server's flags, ...); every session file must exist, every entry have a
 type and a unique id, every session's leaf be an entry of its file, every request in ``order``
-lie on its session's path, once; every request entry is checked field by field. Each problem
+lie on its session's path, once; every request entry is checked against
+``data/recordings/entry.schema.json`` (``entries.py``). Each problem
 is one error naming the file, the line (or sessions[i] / order[i]) and the field, and what was
 expected. A recording whose status is not ``complete`` is refused unless the caller asks for
 incomplete ones explicitly.
@@ -39,6 +40,8 @@ from miniagent.session import Session, SessionFileError
 from miniagent.session_cli import ContinuedSession  # a file a crash cut off: its complete entries
 
 from prefixlab.paths import RECORDING_SCHEMA, RECORDINGS
+
+from .entries import check_entry
 
 FORMAT = "prefixlab-recording/1"
 
@@ -189,67 +192,13 @@ def _check_provenance(manifest: dict, where: str) -> None:
     _field(manifest, "between_days_s", (int, float), "seconds between recorded days", where, required=False)
 
 
-def _check_message(message, where: str, path: str) -> None:
-    """One chat message of a recorded request: what rendering and attribution read."""
-    if not isinstance(message, dict):
-        raise RecordingError(f"{where}: field {path} should be an object, got {_json_type(message)}")
-    _field(message, "role", (str,), "system, user, assistant or tool", where, prefix=path)
-    _field(message, "content", (str, list), "the message text", where, prefix=path, required=False)
-    calls = _field(message, "tool_calls", (list,), "the assistant's tool calls", where, prefix=path, required=False)
-    for j, call in enumerate(calls or []):
-        at = f"{path}.tool_calls[{j}]"
-        if not isinstance(call, dict):
-            raise RecordingError(f"{where}: field {at} should be an object, got {_json_type(call)}")
-        _field(call, "function", (dict,), "the called tool's name and arguments", where, prefix=at)
-        _field(call, "function.name", (str,), "the tool's name", where, prefix=at)
-        _field(call, "function.arguments", (str, dict), "the tool call's arguments", where, prefix=at)
-
-
-def _check_refusal(entry: dict, where: str) -> None:
-    """A request the server refused: its HTTP status and the server's JSON error, instead of a response."""
-    if "response" in entry:
-        raise RecordingError(f"{where}: a request has either a response or an error, not both")
-    if entry["type"] != "model_call":
-        raise RecordingError(f"{where}: field error: only a model_call can record a refused request")
-    status = _field(entry, "error.status", (int,), "the HTTP status of the refusal", where)
-    if not 400 <= status < 500:
-        raise RecordingError(f"{where}: field error.status should be a 4xx status (the server refused the "
-                             f"request), got {status}")
-    _field(entry, "error.body.error.message", (str,), "the server's error message", where)
-    _field(entry, "error.body.error.type", (str,), "the server's error type", where)
-    if _field(entry, "error.body.error.n_prompt_tokens", (int,), "the prompt's token count", where) < 1:
-        raise RecordingError(f"{where}: field error.body.error.n_prompt_tokens should be at least 1")
-
-
 def _check_call(entry: dict, where: str) -> None:
-    """The fields of a request entry (a model_call, or a compaction with its summary request)."""
-    messages = _field(entry, "request.messages", (list,), "the chat messages sent", where)
-    if not messages:
-        raise RecordingError(f"{where}: field request.messages is empty (expected at least one message)")
-    for i, message in enumerate(messages):
-        _check_message(message, where, f"request.messages[{i}]")
-    tools = _field(entry, "request.tools", (list,), "the tool definitions sent", where, required=False)
-    for i, tool in enumerate(tools or []):
-        if not isinstance(tool, dict):
-            raise RecordingError(f"{where}: field request.tools[{i}] should be an object, got {_json_type(tool)}")
-        _field(tool, "function.name", (str,), "the tool's name", where, prefix=f"request.tools[{i}]")
-    if "error" in entry:
-        _check_refusal(entry, where)
-        return
-    _field(entry, "response.usage.prompt_tokens", (int,), "the server's prompt token count", where)
-    if _field(entry, "response.usage.prompt_tokens_details", (dict,), "the server's cached_tokens, if it reports them",
-              where, required=False) is not None:
-        _field(entry, "response.usage.prompt_tokens_details.cached_tokens", (int,),
-               "the cached token count, or null when not reported", where, required=False)
-    _field(entry, "response.usage.completion_tokens", (int,), "the reply's token count", where, required=False)
-    _field(entry, "response.timings", (dict,), "llama.cpp's timings", where, required=False)
-    choices = _field(entry, "response.choices", (list,), "the server's answers", where, required=False)
-    if choices:
-        if not isinstance(choices[0], dict):
-            raise RecordingError(f"{where}: field response.choices[0] should be an object, "
-                                 f"got {_json_type(choices[0])}")
-        _field(choices[0], "message.content", (str,), "the reply text, or null", where, prefix="response.choices[0]",
-               required=False)
+    """The fields of a request entry (a model_call, or a compaction with its summary request):
+    ``data/recordings/entry.schema.json``, through ``entries.check_entry``."""
+    try:
+        check_entry(entry, where)
+    except ValueError as err:
+        raise RecordingError(str(err)) from None
 
 
 def load(path: Path | str, allow_incomplete: bool = False) -> Recording:
