@@ -35,16 +35,19 @@ _Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"fin
 
 
 @lru_cache(maxsize=None)
+def _schema() -> dict:
+    return json.loads(PRICES_SCHEMA.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
 def _validator(definition: str):
-    schema = json.loads(PRICES_SCHEMA.read_text(encoding="utf-8"))
-    return _Validator(dict(schema, **{"$ref": f"#/$defs/{definition}"}), format_checker=_Validator.FORMAT_CHECKER)
+    return _Validator(dict(_schema(), **{"$ref": f"#/$defs/{definition}"}), format_checker=_Validator.FORMAT_CHECKER)
 
 
 @lru_cache(maxsize=None)
 def _doc_fields() -> frozenset[str]:
     """The fields any row may carry besides its prices (name, ids, notes): never "unknown"."""
-    schema = json.loads(PRICES_SCHEMA.read_text(encoding="utf-8"))
-    return frozenset(schema["$defs"]["row_docs"]["properties"])
+    return frozenset(_schema()["$defs"]["row_docs"]["properties"])
 
 
 def _json_type(value) -> str:

@@ -42,6 +42,7 @@ from miniagent.session_cli import ContinuedSession  # a file a crash cut off: it
 from prefixlab.paths import RECORDING_SCHEMA, RECORDINGS
 
 from .entries import check_entry
+from .entries import json_type as _json_type
 
 FORMAT = "prefixlab-recording/1"
 
@@ -131,15 +132,6 @@ def _schema() -> dict:
 
 
 # -- validation: every field the loader, the calculator, verify, report and compare read ------------
-
-_JSON_NAMES = {dict: "object", list: "array", str: "string", int: "integer", float: "number",
-               bool: "boolean", type(None): "null"}
-
-
-def _json_type(value) -> str:
-    """A value's JSON type, for messages ("got array", not "got list")."""
-    return _JSON_NAMES.get(type(value), type(value).__name__)
-
 
 def _kind_words(kinds: tuple) -> str:
     """'a string', 'an integer', 'a number', 'a string or an object' ... for the types in ``kinds``."""
